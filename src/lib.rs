@@ -1,0 +1,6 @@
+//! mdae-rimis: exact multimode structural analysis and the RIMIS transformation for
+//! flattened Modelica. Stages: `syntax` (AST, parser, printer) → (later) `mdae` →
+//! `analysis` → `rimis` → `emit`; `driver` ties them to the command line.
+
+pub mod driver;
+pub mod syntax;

@@ -1,0 +1,556 @@
+//! The abstract syntax tree of a flattened Modelica file.
+//!
+//! Owns: the node types produced by `parser` and consumed by `printer` and by the
+//! `mdae` lowering. Invariants: every node carries the byte [`Span`] of its text;
+//! identifiers and literals keep their spelling (dotted `a.b.c`, quoted `'a.b'`,
+//! `$i1`, `1e-06`), so the canonical printer reproduces them exactly. Parentheses
+//! are not nodes: the printer re-inserts them from operator precedence.
+//! A name without subscripts is an [`ExprKind::Name`]; a reference with subscripts
+//! is an [`ExprKind::Ref`] (the parser always picks the smaller form).
+
+use super::span::Span;
+use compact_str::CompactString;
+
+/// Identifier text, stored inline when short (≤ 24 bytes).
+pub type Text = CompactString;
+
+/// An identifier or a dotted name exactly as written: `x`, `$i1`, `'a.b'`,
+/// `Modelica.Math.sin`, `.Modelica.Blocks`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub text: Text,
+    pub span: Span,
+}
+
+/// A whole file: optional Base Modelica header, optional `within`, classes in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredDefinition {
+    /// The text after `//!` of a Base Modelica header line, e.g. `base 0.1.0`.
+    pub base_header: Option<Text>,
+    pub within: Option<Within>,
+    pub classes: Vec<ClassDef>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Within {
+    pub name: Option<Ident>,
+    pub span: Span,
+}
+
+/// Element and class prefixes, kept in the order written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prefix {
+    Redeclare,
+    Final,
+    Inner,
+    Outer,
+    Replaceable,
+    Encapsulated,
+    Partial,
+    Flow,
+    Stream,
+    Discrete,
+    Parameter,
+    Constant,
+    Input,
+    Output,
+}
+
+impl Prefix {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Prefix::Redeclare => "redeclare",
+            Prefix::Final => "final",
+            Prefix::Inner => "inner",
+            Prefix::Outer => "outer",
+            Prefix::Replaceable => "replaceable",
+            Prefix::Encapsulated => "encapsulated",
+            Prefix::Partial => "partial",
+            Prefix::Flow => "flow",
+            Prefix::Stream => "stream",
+            Prefix::Discrete => "discrete",
+            Prefix::Parameter => "parameter",
+            Prefix::Constant => "constant",
+            Prefix::Input => "input",
+            Prefix::Output => "output",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClassKind {
+    Class,
+    Model,
+    Block,
+    Connector,
+    ExpandableConnector,
+    Record,
+    OperatorRecord,
+    Type,
+    Package,
+    Function,
+    ImpureFunction,
+    PureFunction,
+    OperatorFunction,
+    Operator,
+}
+
+impl ClassKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ClassKind::Class => "class",
+            ClassKind::Model => "model",
+            ClassKind::Block => "block",
+            ClassKind::Connector => "connector",
+            ClassKind::ExpandableConnector => "expandable connector",
+            ClassKind::Record => "record",
+            ClassKind::OperatorRecord => "operator record",
+            ClassKind::Type => "type",
+            ClassKind::Package => "package",
+            ClassKind::Function => "function",
+            ClassKind::ImpureFunction => "impure function",
+            ClassKind::PureFunction => "pure function",
+            ClassKind::OperatorFunction => "operator function",
+            ClassKind::Operator => "operator",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassDef {
+    pub prefixes: Vec<Prefix>,
+    pub kind: ClassKind,
+    pub name: Ident,
+    pub body: ClassBody,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClassBody {
+    /// `class A "d" … end A;`
+    Long(Box<Composition>),
+    /// `type T = input Real[3](unit = "m") "d";`
+    Short {
+        prefixes: Vec<Prefix>,
+        base: Ident,
+        dims: Vec<Subscript>,
+        modification: Option<ClassMod>,
+        comment: Comment,
+    },
+    /// `type E = enumeration(a "d", b) "d";` (`literals` empty and `colon` set for `enumeration(:)`)
+    Enumeration { literals: Vec<EnumLiteral>, colon: bool, comment: Comment },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumLiteral {
+    pub name: Ident,
+    pub comment: Comment,
+}
+
+/// The body of a long class definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Composition {
+    pub description: Vec<StringLit>,
+    pub parts: Vec<ClassPart>,
+    pub external: Option<External>,
+    /// The class annotation at the end of the composition.
+    pub annotation: Option<ClassMod>,
+    pub end_name: Ident,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visibility {
+    /// The leading element list, before any `public`/`protected` keyword.
+    Implicit,
+    Public,
+    Protected,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClassPart {
+    Elements { visibility: Visibility, elements: Vec<Element>, span: Span },
+    Equations { initial: bool, equations: Vec<Equation>, span: Span },
+    Algorithm { initial: bool, statements: Vec<Statement>, span: Span },
+}
+
+/// `external "C" y = f(x) annotation(…);`
+#[derive(Clone, Debug, PartialEq)]
+pub struct External {
+    pub language: Option<StringLit>,
+    pub call: Option<ExternalCall>,
+    pub annotation: Option<ClassMod>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExternalCall {
+    pub output: Option<Expr>,
+    pub function: Ident,
+    pub args: Vec<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Element {
+    Component(Component),
+    Class(ClassDef),
+    Extends(Extends),
+    Import(Import),
+    /// A class annotation written among the elements: `annotation(…);`
+    Annotation(ClassMod),
+}
+
+/// `extends Name(mods) annotation(…);`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Extends {
+    pub name: Ident,
+    pub modification: Option<ClassMod>,
+    pub annotation: Option<ClassMod>,
+    pub span: Span,
+}
+
+/// `import A.B;`, `import X = A.B;`, `import A.B.*;`, `import A.B.{c, d};`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    pub alias: Option<Ident>,
+    pub name: Ident,
+    pub wildcard: bool,
+    pub list: Vec<Ident>,
+    pub comment: Comment,
+    pub span: Span,
+}
+
+/// A component clause: prefixes, a type and one or more declarations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Component {
+    pub prefixes: Vec<Prefix>,
+    pub type_spec: TypeSpec,
+    /// Dimensions written on the type: `Real[3] x`.
+    pub type_dims: Vec<Subscript>,
+    pub declarations: Vec<Declaration>,
+    pub span: Span,
+}
+
+impl Component {
+    pub fn has(&self, p: Prefix) -> bool {
+        self.prefixes.contains(&p)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeSpec {
+    Name(Ident),
+    /// An inline enumeration type: `input enumeration(A, B) e`.
+    Enumeration { literals: Vec<EnumLiteral>, colon: bool, span: Span },
+}
+
+/// One declared name: `x[3](start = 1) = 2 if c "description" annotation(…)`.
+/// omc declares flattened names such as `rc.r[1].v`: `name` is that reference
+/// without its trailing subscripts, which are the array dimensions `dims`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declaration {
+    pub name: ComponentRef,
+    pub dims: Vec<Subscript>,
+    pub modification: Option<Modification>,
+    pub condition: Option<Expr>,
+    pub comment: Comment,
+    pub span: Span,
+}
+
+/// `(class modification) = value` or `:= value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Modification {
+    pub class_mod: Option<ClassMod>,
+    pub value: Option<ModValue>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModValue {
+    /// `:=` rather than `=`.
+    pub assign: bool,
+    pub expr: Expr,
+}
+
+/// `(each start = 0, final fixed = true, a(b = 1))`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassMod {
+    pub args: Vec<ModArg>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModArg {
+    pub each: bool,
+    pub is_final: bool,
+    pub name: Ident,
+    pub modification: Option<Modification>,
+    pub description: Vec<StringLit>,
+    pub span: Span,
+}
+
+/// A description string (possibly `"a" + "b"`) and an annotation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comment {
+    pub strings: Vec<StringLit>,
+    pub annotation: Option<Box<ClassMod>>,
+}
+
+impl Comment {
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty() && self.annotation.is_none()
+    }
+}
+
+/// A string literal; `raw` is the text between the quotes with escapes as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StringLit {
+    pub raw: Box<str>,
+    pub span: Span,
+}
+
+/// `for i in 1:n` — the range is absent in `for i loop`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForIndex {
+    pub name: Ident,
+    pub range: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Equation {
+    /// The papers' label comment `/* e1: */` written just before the equation.
+    pub label: Option<Box<Ident>>,
+    pub kind: EquationKind,
+    pub comment: Option<Box<Comment>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EquationKind {
+    /// `lhs = rhs`; a tuple equation `(a, b) = f(x)` has a [`ExprKind::Tuple`] lhs.
+    Simple { lhs: Expr, rhs: Expr },
+    If { branches: Vec<(Expr, Vec<Equation>)>, else_branch: Option<Vec<Equation>> },
+    For { indices: Vec<ForIndex>, body: Vec<Equation> },
+    /// `when c1 then … elsewhen c2 then … end when;`
+    When { branches: Vec<(Expr, Vec<Equation>)> },
+    Connect { a: ComponentRef, b: ComponentRef },
+    /// A call used as an equation: `reinit(x, 0)`, `assert(c, "m")`, `terminate("m")`.
+    Call(Box<Call>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statement {
+    pub kind: StatementKind,
+    pub comment: Option<Box<Comment>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StatementKind {
+    /// `target := value`; `(a, , b) := f(x)` has a [`ExprKind::Tuple`] target.
+    Assign { target: Expr, value: Expr },
+    Call(Box<Call>),
+    If { branches: Vec<(Expr, Vec<Statement>)>, else_branch: Option<Vec<Statement>> },
+    For { indices: Vec<ForIndex>, body: Vec<Statement> },
+    While { condition: Expr, body: Vec<Statement> },
+    When { branches: Vec<(Expr, Vec<Statement>)> },
+    Return,
+    Break,
+}
+
+/// A component reference with subscripts somewhere: `a.b[1].c`, `x[i, end]`.
+/// Consecutive parts without subscripts are merged into one dotted identifier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComponentRef {
+    pub parts: Vec<RefPart>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefPart {
+    pub ident: Ident,
+    pub subscripts: Vec<Subscript>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Subscript {
+    /// `:`
+    All(Span),
+    Expr(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// An integer or real literal as written: `1`, `1.0`, `1e-06`.
+    Number(Text),
+    /// A string literal, the text between the quotes with escapes as written.
+    String(Box<str>),
+    Bool(bool),
+    /// A reference without subscripts: `x`, `a.b.c`, `'a.b'`.
+    Name(Text),
+    /// A reference with subscripts.
+    Ref(Box<ComponentRef>),
+    /// `end` inside a subscript.
+    End,
+    Call(Box<Call>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<[Expr; 2]>),
+    If(Box<IfExpr>),
+    /// `start : stop` or `start : step : stop`.
+    Range(Box<RangeExpr>),
+    /// `{a, b}`
+    Array(Vec<Expr>),
+    /// `[a, b; c, d]`
+    Matrix(Vec<Vec<Expr>>),
+    /// `{e for i in r}`
+    ArrayComprehension(Box<Comprehension>),
+    /// `(a, , b)`: an output expression list (tuple targets and parenthesised lists).
+    Tuple(Vec<Option<Expr>>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    /// The called name: `der`, `Modelica.Math.sin`, `'WaterTank.inputFlow'`.
+    pub function: Ident,
+    pub args: FunctionArgs,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FunctionArgs {
+    List { positional: Vec<Expr>, named: Vec<NamedArg> },
+    /// A reduction: `sum(e for i in 1:n)`, `array(e for $i in 1:m)`.
+    Comprehension(Box<Comprehension>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedArg {
+    pub name: Ident,
+    pub value: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comprehension {
+    pub expr: Expr,
+    pub indices: Vec<ForIndex>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IfExpr {
+    /// `if c1 then e1 elseif c2 then e2 …`
+    pub branches: Vec<(Expr, Expr)>,
+    pub else_value: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RangeExpr {
+    pub start: Expr,
+    pub step: Option<Expr>,
+    pub stop: Expr,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Or,
+    And,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    Add,
+    Sub,
+    ElemAdd,
+    ElemSub,
+    Mul,
+    Div,
+    ElemMul,
+    ElemDiv,
+    Pow,
+    ElemPow,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Or => "or",
+            BinOp::And => "and",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "<>",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::ElemAdd => ".+",
+            BinOp::ElemSub => ".-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::ElemMul => ".*",
+            BinOp::ElemDiv => "./",
+            BinOp::Pow => "^",
+            BinOp::ElemPow => ".^",
+        }
+    }
+
+    /// Binding strength, see [`Prec`].
+    pub fn prec(self) -> Prec {
+        match self {
+            BinOp::Or => Prec::Or,
+            BinOp::And => Prec::And,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => Prec::Relation,
+            BinOp::Add | BinOp::Sub | BinOp::ElemAdd | BinOp::ElemSub => Prec::Additive,
+            BinOp::Mul | BinOp::Div | BinOp::ElemMul | BinOp::ElemDiv => Prec::Multiplicative,
+            BinOp::Pow | BinOp::ElemPow => Prec::Power,
+        }
+    }
+}
+
+/// Modelica operator precedence, loosest first (Modelica Language Spec. 3.6 §10.6 table 10.1
+/// / grammar B.2.7): if-expression, range, or, and, not, relations, additive (and unary
+/// `+ -`), multiplicative, power, primary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Prec {
+    If,
+    Range,
+    Or,
+    And,
+    Not,
+    Relation,
+    Additive,
+    Multiplicative,
+    Power,
+    Primary,
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span }
+    }
+
+    /// The precedence of the expression's outermost operator.
+    pub fn prec(&self) -> Prec {
+        match &self.kind {
+            ExprKind::If(_) => Prec::If,
+            ExprKind::Range(_) => Prec::Range,
+            ExprKind::Unary(UnOp::Not, _) => Prec::Not,
+            ExprKind::Unary(_, _) => Prec::Additive,
+            ExprKind::Binary(op, _) => op.prec(),
+            _ => Prec::Primary,
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! Elements of a class: component clauses (prefixes, type, declarations with
+//! modifications, bindings, conditions and comments), nested class definitions,
+//! `extends`, `import`, and class annotations; also modifications and comments,
+//! which annotations share.
+
+use super::lex::cut;
+use super::{PError, PResult, Parser};
+use crate::syntax::ast::*;
+use nom::Err;
+
+fn prefix_of(word: &str) -> Option<Prefix> {
+    Some(match word {
+        "redeclare" => Prefix::Redeclare,
+        "final" => Prefix::Final,
+        "inner" => Prefix::Inner,
+        "outer" => Prefix::Outer,
+        "replaceable" => Prefix::Replaceable,
+        "encapsulated" => Prefix::Encapsulated,
+        "partial" => Prefix::Partial,
+        "flow" => Prefix::Flow,
+        "stream" => Prefix::Stream,
+        "discrete" => Prefix::Discrete,
+        "parameter" => Prefix::Parameter,
+        "constant" => Prefix::Constant,
+        "input" => Prefix::Input,
+        "output" => Prefix::Output,
+        _ => return None,
+    })
+}
+
+/// Words that start a class definition after the prefixes.
+pub(crate) fn starts_class(word: &str) -> bool {
+    matches!(
+        word,
+        "class" | "model" | "block" | "connector" | "expandable" | "record" | "type" | "package" | "function"
+            | "impure" | "pure" | "operator"
+    )
+}
+
+impl<'s> Parser<'s> {
+    /// Prefixes in the order written.
+    pub(crate) fn prefixes(&self, mut i: &'s str) -> PResult<'s, Vec<Prefix>> {
+        let mut out = Vec::new();
+        while let Some(p) = prefix_of(self.peek_word(i)?) {
+            let (r, _) = self.kw(i, p.keyword())?;
+            out.push(p);
+            i = r;
+        }
+        Ok((i, out))
+    }
+
+    /// Elements up to `public`, `protected`, a section keyword or `end` (not consumed).
+    pub(crate) fn elements(&self, mut i: &'s str) -> PResult<'s, Vec<Element>> {
+        let mut out = Vec::new();
+        loop {
+            let w = self.peek_word(i)?;
+            let (r, ()) = self.ws(i)?;
+            if r.is_empty()
+                || matches!(w, "public" | "protected" | "equation" | "algorithm" | "external" | "end")
+                || (w == "initial" && !self.at_sym(&r[7..], "(")?)
+            {
+                return Ok((i, out));
+            }
+            let (r, e) = self.element(i)?;
+            let (r, _) = self.expect_sym(r, ";")?;
+            out.push(e);
+            i = r;
+        }
+    }
+
+    fn element(&self, i: &'s str) -> PResult<'s, Element> {
+        let (i, ()) = self.ws(i)?;
+        let start = self.pos(i);
+        match self.peek_word(i)? {
+            "annotation" => {
+                let (i, m) = self.annotation(i)?;
+                return Ok((i, Element::Annotation(m)));
+            }
+            "extends" => {
+                let (i, _) = self.kw(i, "extends")?;
+                let (i, name) = self.name(i).map_err(cut)?;
+                let (i, modification) = self.opt_class_mod(i)?;
+                let (i, annotation) = self.opt_annotation(i)?;
+                let span = self.span_from(start, i);
+                return Ok((i, Element::Extends(Extends { name, modification, annotation, span })));
+            }
+            "import" => return self.import(i, start),
+            _ => {}
+        }
+        let (i, prefixes) = self.prefixes(i)?;
+        if starts_class(self.peek_word(i)?) {
+            let (i, class) = self.class_def(i, prefixes, start)?;
+            return Ok((i, Element::Class(class)));
+        }
+        let (i, type_spec) = self.type_spec(i)?;
+        let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Vec::new()) };
+        let (mut i, first) = self.declaration(i)?;
+        let mut declarations = vec![first];
+        while let Ok((r, _)) = self.sym(i, ",") {
+            let (r, d) = self.declaration(r)?;
+            declarations.push(d);
+            i = r;
+        }
+        let span = self.span_from(start, i);
+        Ok((i, Element::Component(Component { prefixes, type_spec, type_dims, declarations, span })))
+    }
+
+    fn type_spec(&self, i: &'s str) -> PResult<'s, TypeSpec> {
+        if self.at_kw(i, "enumeration")? {
+            let (i, start) = self.kw(i, "enumeration")?;
+            let (i, (literals, colon)) = self.enum_literals(i)?;
+            let span = self.span_from(start.start as usize, i);
+            return Ok((i, TypeSpec::Enumeration { literals, colon, span }));
+        }
+        let (i, name) = self.name(i).map_err(|e| match e {
+            Err::Error(p) => Err::Failure(PError { kind: super::SyntaxErrorKind::Expected("a declaration or a section keyword".into()), ..p }),
+            other => other,
+        })?;
+        Ok((i, TypeSpec::Name(name)))
+    }
+
+    /// `(a "d", b)` or `(:)` after `enumeration`.
+    pub(crate) fn enum_literals(&self, i: &'s str) -> PResult<'s, (Vec<EnumLiteral>, bool)> {
+        let (i, _) = self.expect_sym(i, "(")?;
+        if let Ok((r, _)) = self.sym(i, ":") {
+            let (r, _) = self.expect_sym(r, ")")?;
+            return Ok((r, (Vec::new(), true)));
+        }
+        let mut literals = Vec::new();
+        let mut i = i;
+        if !self.at_sym(i, ")")? {
+            loop {
+                let (r, name) = self.ident(i).map_err(cut)?;
+                let (r, comment) = self.comment(r)?;
+                literals.push(EnumLiteral { name, comment });
+                match self.sym(r, ",") {
+                    Ok((r, _)) => i = r,
+                    Err(_) => {
+                        i = r;
+                        break;
+                    }
+                }
+            }
+        }
+        let (i, _) = self.expect_sym(i, ")")?;
+        Ok((i, (literals, false)))
+    }
+
+    fn declaration(&self, i: &'s str) -> PResult<'s, Declaration> {
+        let (i, ()) = self.ws(i)?;
+        let start = self.pos(i);
+        let (i, mut name) = self.component_ref(i).map_err(cut)?;
+        let dims = std::mem::take(&mut name.parts.last_mut().expect("non-empty").subscripts);
+        if !dims.is_empty() {
+            name.span = name.span.to(name.parts.last().expect("non-empty").ident.span);
+            name.span.end = name.parts.last().expect("non-empty").ident.span.end;
+        }
+        let (i, modification) = self.opt_modification(i)?;
+        let (i, condition) = match self.kw(i, "if") {
+            Ok((r, _)) => {
+                let (r, c) = self.expr(r).map_err(cut)?;
+                (r, Some(c))
+            }
+            Err(_) => (i, None),
+        };
+        let (i, comment) = self.comment(i)?;
+        let span = self.span_from(start, i);
+        Ok((i, Declaration { name, dims, modification, condition, comment, span }))
+    }
+
+    /// `(…) [= e]`, `= e` or `:= e`, if present.
+    pub(crate) fn opt_modification(&self, i: &'s str) -> PResult<'s, Option<Modification>> {
+        let (i, ()) = self.ws(i)?;
+        let start = self.pos(i);
+        let (i, class_mod) = self.opt_class_mod(i)?;
+        let (i, value) = self.opt_mod_value(i)?;
+        if class_mod.is_none() && value.is_none() {
+            return Ok((i, None));
+        }
+        let span = self.span_from(start, i);
+        Ok((i, Some(Modification { class_mod, value, span })))
+    }
+
+    fn opt_mod_value(&self, i: &'s str) -> PResult<'s, Option<ModValue>> {
+        let (i, ()) = self.ws(i)?;
+        let (r, assign) = if let Some(r) = i.strip_prefix(":=") {
+            (r, true)
+        } else if let Some(r) = i.strip_prefix('=').filter(|r| !r.starts_with('=')) {
+            (r, false)
+        } else {
+            return Ok((i, None));
+        };
+        let (r, expr) = self.expr(r).map_err(cut)?;
+        Ok((r, Some(ModValue { assign, expr })))
+    }
+
+    pub(crate) fn opt_class_mod(&self, i: &'s str) -> PResult<'s, Option<ClassMod>> {
+        if !self.at_sym(i, "(")? {
+            return Ok((i, None));
+        }
+        let (i, m) = self.class_mod(i)?;
+        Ok((i, Some(m)))
+    }
+
+    /// `(arg, arg, …)`
+    pub(crate) fn class_mod(&self, i: &'s str) -> PResult<'s, ClassMod> {
+        let (i, open) = self.sym(i, "(")?;
+        let _g = self.enter(i)?;
+        let mut args = Vec::new();
+        let mut i = i;
+        if !self.at_sym(i, ")")? {
+            loop {
+                let (r, a) = self.mod_arg(i)?;
+                args.push(a);
+                match self.sym(r, ",") {
+                    Ok((r, _)) => i = r,
+                    Err(_) => {
+                        i = r;
+                        break;
+                    }
+                }
+            }
+        }
+        let (i, _) = self.expect_sym(i, ")")?;
+        Ok((i, ClassMod { args, span: self.span_from(open.start as usize, i) }))
+    }
+
+    /// `[each] [final] name [modification] ["description"]`
+    fn mod_arg(&self, i: &'s str) -> PResult<'s, ModArg> {
+        let (i, ()) = self.ws(i)?;
+        let start = self.pos(i);
+        let (i, each) = match self.kw(i, "each") {
+            Ok((r, _)) => (r, true),
+            Err(_) => (i, false),
+        };
+        let (i, is_final) = match self.kw(i, "final") {
+            Ok((r, _)) => (r, true),
+            Err(_) => (i, false),
+        };
+        let (i, name) = self.name(i).map_err(cut)?;
+        let (i, modification) = self.opt_modification(i)?;
+        let (i, description) = self.string_comment(i)?;
+        Ok((i, ModArg { each, is_final, name, modification, description, span: self.span_from(start, i) }))
+    }
+
+    /// `annotation(…)`
+    pub(crate) fn annotation(&self, i: &'s str) -> PResult<'s, ClassMod> {
+        let (i, _) = self.kw(i, "annotation")?;
+        self.class_mod(i).map_err(cut)
+    }
+
+    pub(crate) fn opt_annotation(&self, i: &'s str) -> PResult<'s, Option<ClassMod>> {
+        match self.annotation(i) {
+            Ok((r, m)) => Ok((r, Some(m))),
+            Err(Err::Error(_)) => Ok((i, None)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `["description" {+ "…"}] [annotation(…)]`
+    pub(crate) fn comment(&self, i: &'s str) -> PResult<'s, Comment> {
+        let (i, strings) = self.string_comment(i)?;
+        let (i, annotation) = self.opt_annotation(i)?;
+        Ok((i, Comment { strings, annotation: annotation.map(Box::new) }))
+    }
+
+    fn import(&self, i: &'s str, start: usize) -> PResult<'s, Element> {
+        let (i, _) = self.kw(i, "import")?;
+        let (i, first) = self.name(i).map_err(cut)?;
+        let (i, alias, name) = match self.sym(i, "=") {
+            Ok((r, _)) => {
+                let (r, n) = self.name(r).map_err(cut)?;
+                (r, Some(first), n)
+            }
+            Err(_) => (i, None, first),
+        };
+        let (i, wildcard, list) = if let Ok((r, _)) = self.sym(i, ".*") {
+            (r, true, Vec::new())
+        } else if let Ok((r, _)) = self.sym(i, ".{") {
+            let (mut r, n) = self.ident(r).map_err(cut)?;
+            let mut list = vec![n];
+            while let Ok((r2, _)) = self.sym(r, ",") {
+                let (r2, n) = self.ident(r2).map_err(cut)?;
+                list.push(n);
+                r = r2;
+            }
+            let (r, _) = self.expect_sym(r, "}")?;
+            (r, false, list)
+        } else {
+            (i, false, Vec::new())
+        };
+        let (i, comment) = self.comment(i)?;
+        let span = self.span_from(start, i);
+        Ok((i, Element::Import(Import { alias, name, wildcard, list, comment, span })))
+    }
+}

@@ -1,0 +1,259 @@
+//! Equation and algorithm sections: `e = e`, if/for/when/connect and call equations
+//! (`reinit`, `assert`, `terminate`, …); statements `:=`, calls, if/for/while/when,
+//! `return`, `break`. An equation keeps the papers' label comment `/* e1: */`
+//! written immediately before it.
+
+use super::lex::cut;
+use super::{PError, PResult, Parser};
+use crate::syntax::ast::*;
+use crate::syntax::span::Span;
+use nom::Err;
+
+/// Words that end an equation or statement list.
+fn ends_list(word: &str) -> bool {
+    matches!(
+        word,
+        "end" | "else" | "elseif" | "elsewhen" | "equation" | "algorithm" | "initial" | "public" | "protected"
+            | "external" | "annotation"
+    )
+}
+
+impl<'s> Parser<'s> {
+    /// Equations up to a word that ends the list (not consumed).
+    pub(crate) fn equations(&self, mut i: &'s str) -> PResult<'s, Vec<Equation>> {
+        let mut out = Vec::new();
+        loop {
+            let w = self.peek_word(i)?;
+            let (r, ()) = self.ws(i)?;
+            if ends_list(w) || r.is_empty() {
+                return Ok((i, out));
+            }
+            let (r, eq) = self.equation(i)?;
+            out.push(eq);
+            i = r;
+        }
+    }
+
+    pub(crate) fn equation(&self, i: &'s str) -> PResult<'s, Equation> {
+        let label = self.label(i);
+        let (i, ()) = self.ws(i)?;
+        let start = self.pos(i);
+        let _g = self.enter(i)?;
+        let (i, kind) = match self.peek_word(i)? {
+            "if" => self.if_equation(i)?,
+            "for" => {
+                let (i, _) = self.kw(i, "for")?;
+                let (i, (indices, _)) = self.for_indices(i)?;
+                let (i, _) = self.expect_kw(i, "loop")?;
+                let (i, body) = self.equations(i)?;
+                let (i, _) = self.end_of(i, "for")?;
+                (i, EquationKind::For { indices, body })
+            }
+            "when" => {
+                let (i, branches) = self.when_branches(i, Parser::equations)?;
+                (i, EquationKind::When { branches })
+            }
+            "connect" => {
+                let (i, _) = self.kw(i, "connect")?;
+                let (i, _) = self.expect_sym(i, "(")?;
+                let (i, a) = self.component_ref(i).map_err(cut)?;
+                let (i, _) = self.expect_sym(i, ",")?;
+                let (i, b) = self.component_ref(i).map_err(cut)?;
+                let (i, _) = self.expect_sym(i, ")")?;
+                (i, EquationKind::Connect { a, b })
+            }
+            _ => {
+                let (i, lhs) = self.expr(i).map_err(cut)?;
+                match self.sym(i, "=") {
+                    Ok((i, _)) => {
+                        let (i, rhs) = self.expr(i).map_err(cut)?;
+                        (i, EquationKind::Simple { lhs, rhs })
+                    }
+                    Err(_) => match lhs.kind {
+                        ExprKind::Call(call) => (i, EquationKind::Call(call)),
+                        _ => return Err(Err::Failure(PError::expected(self.skip(i)?, "`=`", false))),
+                    },
+                }
+            }
+        };
+        let (i, comment) = self.comment(i)?;
+        let span = self.span_from(start, i);
+        let (i, _) = self.expect_sym(i, ";")?;
+        let comment = (!comment.is_empty()).then(|| Box::new(comment));
+        Ok((i, Equation { label: label.map(Box::new), kind, comment, span }))
+    }
+
+    /// The input after trivia (to place an error on the next token).
+    pub(crate) fn skip(&self, i: &'s str) -> Result<&'s str, Err<PError>> {
+        Ok(self.ws(i)?.0)
+    }
+
+    /// The last `/* name: */` comment among the trivia before the next token.
+    fn label(&self, mut i: &'s str) -> Option<Ident> {
+        let mut label = None;
+        loop {
+            i = i.trim_start_matches([' ', '\t', '\n', '\r', '\x0c']);
+            if i.starts_with("//") {
+                i = &i[i.find('\n').unwrap_or(i.len())..];
+            } else if let Some(body) = i.strip_prefix("/*") {
+                let end = body.find("*/")?;
+                let text = body[..end].trim();
+                let name = text.strip_suffix(':').map(str::trim_end);
+                label = name.filter(|n| is_plain_ident(n)).map(|n| {
+                    let off = self.pos(body) + (n.as_ptr() as usize - body.as_ptr() as usize);
+                    Ident { text: n.into(), span: Span::new(off, off + n.len()) }
+                });
+                i = &body[end + 2..];
+            } else {
+                return label;
+            }
+        }
+    }
+
+    fn if_equation(&self, i: &'s str) -> PResult<'s, EquationKind> {
+        let (i, (branches, else_branch)) = self.if_branches(i, Parser::equations)?;
+        Ok((i, EquationKind::If { branches, else_branch }))
+    }
+
+    /// `if c then … {elseif c then …} [else …] end if`, with `body` parsing each list.
+    #[allow(clippy::type_complexity)]
+    fn if_branches<T>(
+        &self,
+        i: &'s str,
+        body: fn(&Self, &'s str) -> PResult<'s, Vec<T>>,
+    ) -> PResult<'s, (Vec<(Expr, Vec<T>)>, Option<Vec<T>>)> {
+        let (mut i, _) = self.kw(i, "if")?;
+        let mut branches = Vec::new();
+        loop {
+            let (r, cond) = self.expr(i).map_err(cut)?;
+            let (r, _) = self.expect_kw(r, "then")?;
+            let (r, items) = body(self, r)?;
+            branches.push((cond, items));
+            match self.kw(r, "elseif") {
+                Ok((r, _)) => i = r,
+                Err(_) => {
+                    i = r;
+                    break;
+                }
+            }
+        }
+        let (i, else_branch) = match self.kw(i, "else") {
+            Ok((r, _)) => {
+                let (r, items) = body(self, r)?;
+                (r, Some(items))
+            }
+            Err(_) => (i, None),
+        };
+        let (i, _) = self.end_of(i, "if")?;
+        Ok((i, (branches, else_branch)))
+    }
+
+    /// `when c then … {elsewhen c then …} end when`
+    #[allow(clippy::type_complexity)]
+    fn when_branches<T>(
+        &self,
+        i: &'s str,
+        body: fn(&Self, &'s str) -> PResult<'s, Vec<T>>,
+    ) -> PResult<'s, Vec<(Expr, Vec<T>)>> {
+        let (mut i, _) = self.kw(i, "when")?;
+        let mut branches = Vec::new();
+        loop {
+            let (r, cond) = self.expr(i).map_err(cut)?;
+            let (r, _) = self.expect_kw(r, "then")?;
+            let (r, items) = body(self, r)?;
+            branches.push((cond, items));
+            match self.kw(r, "elsewhen") {
+                Ok((r, _)) => i = r,
+                Err(_) => {
+                    i = r;
+                    break;
+                }
+            }
+        }
+        let (i, _) = self.end_of(i, "when")?;
+        Ok((i, branches))
+    }
+
+    /// `end <what>` closing a structured equation or statement.
+    fn end_of(&self, i: &'s str, what: &'static str) -> PResult<'s, ()> {
+        let (i, _) = self.expect_kw(i, "end")?;
+        let (i, _) = self.expect_kw(i, what)?;
+        Ok((i, ()))
+    }
+
+    /// Statements up to a word that ends the list (not consumed).
+    pub(crate) fn statements(&self, mut i: &'s str) -> PResult<'s, Vec<Statement>> {
+        let mut out = Vec::new();
+        loop {
+            let w = self.peek_word(i)?;
+            let (r, ()) = self.ws(i)?;
+            if ends_list(w) || r.is_empty() {
+                return Ok((i, out));
+            }
+            let (r, st) = self.statement(i)?;
+            out.push(st);
+            i = r;
+        }
+    }
+
+    pub(crate) fn statement(&self, i: &'s str) -> PResult<'s, Statement> {
+        let (i, ()) = self.ws(i)?;
+        let start = self.pos(i);
+        let _g = self.enter(i)?;
+        let (i, kind) = match self.peek_word(i)? {
+            "if" => {
+                let (i, (branches, else_branch)) = self.if_branches(i, Parser::statements)?;
+                (i, StatementKind::If { branches, else_branch })
+            }
+            "for" => {
+                let (i, _) = self.kw(i, "for")?;
+                let (i, (indices, _)) = self.for_indices(i)?;
+                let (i, _) = self.expect_kw(i, "loop")?;
+                let (i, body) = self.statements(i)?;
+                let (i, _) = self.end_of(i, "for")?;
+                (i, StatementKind::For { indices, body })
+            }
+            "while" => {
+                let (i, _) = self.kw(i, "while")?;
+                let (i, condition) = self.expr(i).map_err(cut)?;
+                let (i, _) = self.expect_kw(i, "loop")?;
+                let (i, body) = self.statements(i)?;
+                let (i, _) = self.end_of(i, "while")?;
+                (i, StatementKind::While { condition, body })
+            }
+            "when" => {
+                let (i, branches) = self.when_branches(i, Parser::statements)?;
+                (i, StatementKind::When { branches })
+            }
+            "return" => (self.kw(i, "return")?.0, StatementKind::Return),
+            "break" => (self.kw(i, "break")?.0, StatementKind::Break),
+            _ => {
+                let (i, target) = self.expr(i).map_err(cut)?;
+                match self.sym(i, ":=") {
+                    Ok((i, _)) => {
+                        let (i, value) = self.expr(i).map_err(cut)?;
+                        (i, StatementKind::Assign { target, value })
+                    }
+                    Err(_) => match target.kind {
+                        ExprKind::Call(call) => (i, StatementKind::Call(call)),
+                        _ => return Err(Err::Failure(PError::expected(self.skip(i)?, "`:=`", false))),
+                    },
+                }
+            }
+        };
+        let (i, comment) = self.comment(i)?;
+        let span = self.span_from(start, i);
+        let (i, _) = self.expect_sym(i, ";")?;
+        let comment = (!comment.is_empty()).then(|| Box::new(comment));
+        Ok((i, Statement { kind, comment, span }))
+    }
+}
+
+/// An identifier as the papers write labels: `e1`, `eh2`, `K3`.
+fn is_plain_ident(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        && !super::lex::is_keyword(s)
+}

@@ -1,0 +1,325 @@
+//! Primaries: literals, component references, calls (with positional, named and
+//! reduction arguments), `(…)` lists, `{…}` arrays and comprehensions, `[…; …]`
+//! matrices, `end`, and the built-in calls spelled with keywords (`der`, `initial`,
+//! `pure`). Also subscripts and `for` indices, which reductions and loops share.
+
+use super::expr::H;
+use super::lex::cut;
+use super::{PError, PResult, Parser};
+use crate::syntax::ast::*;
+use crate::syntax::span::Span;
+use nom::Err;
+
+impl<'s> Parser<'s> {
+    pub(crate) fn primary(&self, i: &'s str) -> PResult<'s, H> {
+        let (i, ()) = self.ws(i)?;
+        let start = self.pos(i);
+        let leaf = |r: &'s str, kind: ExprKind| Ok((r, (Expr::new(kind, self.span_from(start, r)), 1)));
+        let Some(&c) = i.as_bytes().first() else {
+            return Err(Err::Error(PError::expected(i, "an expression", false)));
+        };
+        match c {
+            b'0'..=b'9' => {
+                let (r, text) = self.number(i)?;
+                leaf(r, ExprKind::Number(text.into()))
+            }
+            b'"' => {
+                let (r, s) = self.string(i)?;
+                leaf(r, ExprKind::String(s.raw))
+            }
+            b'(' => self.paren_list(i),
+            b'{' => self.braces(i),
+            b'[' => self.matrix(i),
+            b'-' | b'+' => {
+                // Lenient: a signed factor where the grammar wants a primary (`a * -b`).
+                let _g = self.enter(i)?;
+                let op = if c == b'-' { UnOp::Neg } else { UnOp::Plus };
+                let (r, (e, h)) = self.factor(&i[1..]).map_err(cut)?;
+                let span = Span::new(start, e.span.end as usize);
+                Ok((r, (Expr::new(ExprKind::Unary(op, Box::new(e)), span), h + 1)))
+            }
+            _ => self.word_primary(i, start),
+        }
+    }
+
+    fn word_primary(&self, i: &'s str, start: usize) -> PResult<'s, H> {
+        let leaf = |r: &'s str, kind: ExprKind| Ok((r, (Expr::new(kind, self.span_from(start, r)), 1)));
+        match self.peek_word(i)? {
+            "true" => leaf(&i[4..], ExprKind::Bool(true)),
+            "false" => leaf(&i[5..], ExprKind::Bool(false)),
+            "end" => leaf(&i[3..], ExprKind::End),
+            w @ ("der" | "initial" | "pure") if self.at_sym(&i[w.len()..], "(")? => {
+                let function = Ident { text: w.into(), span: Span::new(start, start + w.len()) };
+                self.call_rest(&i[w.len()..], function)
+            }
+            _ => {
+                let (r, (cref, hs)) = self.component_ref_h(i)?;
+                if self.at_sym(r, "(")? && cref.parts.len() == 1 && cref.parts[0].subscripts.is_empty() {
+                    let function = cref.parts.into_iter().next().expect("one part").ident;
+                    return self.call_rest(r, function);
+                }
+                Ok((r, (cref_expr(cref), hs + 1)))
+            }
+        }
+    }
+
+    /// `a.b[1].c` — consecutive parts without subscripts merge into one dotted identifier.
+    pub(crate) fn component_ref(&self, i: &'s str) -> PResult<'s, ComponentRef> {
+        let (i, (cref, _)) = self.component_ref_h(i)?;
+        Ok((i, cref))
+    }
+
+    /// A component reference and the height of its tallest subscript.
+    pub(crate) fn component_ref_h(&self, i: &'s str) -> PResult<'s, (ComponentRef, u32)> {
+        let mut h = 0;
+        let (mut i, first) = self.name(i)?;
+        let mut parts = vec![RefPart { ident: first, subscripts: Vec::new() }];
+        loop {
+            if self.at_sym(i, "[")? {
+                let (r, (subs, hs)) = self.subscripts_h(i)?;
+                h = h.max(hs);
+                parts.last_mut().expect("non-empty").subscripts = subs;
+                i = r;
+            }
+            let (r, ()) = self.ws(i)?;
+            let Some(r) = r.strip_prefix('.').filter(|r| r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$' || c == '\'')) else {
+                break;
+            };
+            let (r, next) = self.name(r).map_err(cut)?;
+            let last = parts.last_mut().expect("non-empty");
+            if last.subscripts.is_empty() {
+                last.ident.text.push('.');
+                last.ident.text.push_str(&next.text);
+                last.ident.span = last.ident.span.to(next.span);
+            } else {
+                parts.push(RefPart { ident: next, subscripts: Vec::new() });
+            }
+            i = r;
+        }
+        let span = parts[0].ident.span.to(self.last_end(&parts));
+        Ok((i, (ComponentRef { parts, span }, h)))
+    }
+
+    fn last_end(&self, parts: &[RefPart]) -> Span {
+        let last = parts.last().expect("non-empty");
+        match last.subscripts.last() {
+            Some(Subscript::All(s)) => Span::new(s.start as usize, s.end as usize + 1),
+            Some(Subscript::Expr(e)) => Span::new(e.span.start as usize, e.span.end as usize + 1),
+            None => last.ident.span,
+        }
+    }
+
+    /// `[s1, s2, …]` where each is `:` or an expression.
+    pub(crate) fn subscripts(&self, i: &'s str) -> PResult<'s, Vec<Subscript>> {
+        let (i, (subs, _)) = self.subscripts_h(i)?;
+        Ok((i, subs))
+    }
+
+    /// Subscripts and the height of the tallest.
+    pub(crate) fn subscripts_h(&self, i: &'s str) -> PResult<'s, (Vec<Subscript>, u32)> {
+        let mut h = 0;
+        let (mut i, _) = self.sym(i, "[")?;
+        let _g = self.enter(i)?;
+        let mut subs = Vec::new();
+        loop {
+            let (r, ()) = self.ws(i)?;
+            let colon = r.strip_prefix(':').filter(|x| x.trim_start().starts_with([',', ']']));
+            if let Some(x) = colon {
+                let s = self.pos(r);
+                subs.push(Subscript::All(Span::new(s, s + 1)));
+                i = x;
+            } else {
+                let (x, (e, he)) = self.expr_h(r).map_err(cut)?;
+                h = h.max(he);
+                subs.push(Subscript::Expr(e));
+                i = x;
+            }
+            match self.sym(i, ",") {
+                Ok((r, _)) => i = r,
+                Err(_) => break,
+            }
+        }
+        let (i, _) = self.expect_sym(i, "]")?;
+        Ok((i, (subs, h)))
+    }
+
+    /// The argument list of a call, after its name.
+    fn call_rest(&self, i: &'s str, function: Ident) -> PResult<'s, H> {
+        let start = function.span.start as usize;
+        let (i, (args, h)) = self.function_args(i)?;
+        let span = self.span_from(start, i);
+        Ok((i, (Expr::new(ExprKind::Call(Box::new(Call { function, args })), span), h + 1)))
+    }
+
+    /// `( … )`: positional, then named arguments, or `e for i in r`.
+    pub(crate) fn function_args(&self, i: &'s str) -> PResult<'s, (FunctionArgs, u32)> {
+        let (mut i, _) = self.sym(i, "(")?;
+        let _g = self.enter(i)?;
+        let (mut positional, mut named, mut h) = (Vec::new(), Vec::new(), 0);
+        if let Ok((r, _)) = self.sym(i, ")") {
+            return Ok((r, (FunctionArgs::List { positional, named }, 0)));
+        }
+        loop {
+            if let Some((r, name)) = self.named_arg_start(i)? {
+                let (r, (value, hv)) = self.expr_h(r).map_err(cut)?;
+                h = h.max(hv);
+                named.push(NamedArg { name, value });
+                i = r;
+            } else if !named.is_empty() {
+                return Err(Err::Failure(PError::expected(i, "a named argument `name = value`", false)));
+            } else {
+                let (r, (e, he)) = self.expr_h(i).map_err(cut)?;
+                h = h.max(he);
+                if positional.is_empty() && self.at_kw(r, "for")? {
+                    let (r, _) = self.kw(r, "for")?;
+                    let (r, (indices, hi)) = self.for_indices(r)?;
+                    let (r, _) = self.expect_sym(r, ")")?;
+                    let c = Comprehension { expr: e, indices };
+                    return Ok((r, (FunctionArgs::Comprehension(Box::new(c)), h.max(hi))));
+                }
+                positional.push(e);
+                i = r;
+            }
+            match self.sym(i, ",") {
+                Ok((r, _)) => i = r,
+                Err(_) => break,
+            }
+        }
+        let (i, _) = self.expect_sym(i, ")")?;
+        Ok((i, (FunctionArgs::List { positional, named }, h)))
+    }
+
+    /// `name =` (not `==`) at the start of a named argument.
+    fn named_arg_start(&self, i: &'s str) -> Result<Option<(&'s str, Ident)>, Err<PError>> {
+        let Ok((r, name)) = self.ident(i) else { return Ok(None) };
+        let (r, ()) = self.ws(r)?;
+        match r.strip_prefix('=') {
+            Some(r2) if !r2.starts_with('=') => Ok(Some((r2, name))),
+            _ => Ok(None),
+        }
+    }
+
+    /// `i in r, j in s` (the range may be omitted: `for i loop`).
+    pub(crate) fn for_indices(&self, mut i: &'s str) -> PResult<'s, (Vec<ForIndex>, u32)> {
+        let mut out = Vec::new();
+        let mut h = 0;
+        loop {
+            let (r, name) = self.ident(i).map_err(cut)?;
+            let (r, range) = match self.kw(r, "in") {
+                Ok((r, _)) => {
+                    let (r, (e, he)) = self.expr_h(r).map_err(cut)?;
+                    h = h.max(he);
+                    (r, Some(e))
+                }
+                Err(_) => (r, None),
+            };
+            out.push(ForIndex { name, range });
+            match self.sym(r, ",") {
+                Ok((r, _)) => i = r,
+                Err(_) => return Ok((r, (out, h))),
+            }
+        }
+    }
+
+    /// `( e )` is `e`; `()`, `(a, b)` and `(a, , c)` are tuples (output expression lists).
+    fn paren_list(&self, i: &'s str) -> PResult<'s, H> {
+        let (i, open) = self.sym(i, "(")?;
+        let _g = self.enter(i)?;
+        let mut items: Vec<Option<Expr>> = Vec::new();
+        let mut i = i;
+        let mut h = 0;
+        let mut commas = 0;
+        loop {
+            if self.at_sym(i, ",")? || self.at_sym(i, ")")? {
+                items.push(None);
+            } else {
+                let (r, (e, he)) = self.expr_h(i).map_err(cut)?;
+                h = h.max(he);
+                items.push(Some(e));
+                i = r;
+            }
+            match self.sym(i, ",") {
+                Ok((r, _)) => {
+                    commas += 1;
+                    i = r;
+                }
+                Err(_) => break,
+            }
+        }
+        let (i, _) = self.expect_sym(i, ")")?;
+        if commas == 0 {
+            if let Some(Some(_)) = items.first() {
+                let e = items.pop().flatten().expect("one item");
+                return Ok((i, (e, h)));
+            }
+            items.clear();
+        }
+        let span = self.span_from(open.start as usize, i);
+        Ok((i, (Expr::new(ExprKind::Tuple(items), span), h + 1)))
+    }
+
+    /// `{a, b}`, `{}` or `{e for i in r}`.
+    fn braces(&self, i: &'s str) -> PResult<'s, H> {
+        let (i, open) = self.sym(i, "{")?;
+        let _g = self.enter(i)?;
+        let start = open.start as usize;
+        if let Ok((r, _)) = self.sym(i, "}") {
+            return Ok((r, (Expr::new(ExprKind::Array(Vec::new()), self.span_from(start, r)), 1)));
+        }
+        let (mut i, (first, mut h)) = self.expr_h(i).map_err(cut)?;
+        if let Ok((r, _)) = self.kw(i, "for") {
+            let (r, (indices, hi)) = self.for_indices(r)?;
+            let (r, _) = self.expect_sym(r, "}")?;
+            let c = Comprehension { expr: first, indices };
+            return Ok((r, (Expr::new(ExprKind::ArrayComprehension(Box::new(c)), self.span_from(start, r)), h.max(hi) + 1)));
+        }
+        let mut items = vec![first];
+        while let Ok((r, _)) = self.sym(i, ",") {
+            let (r, (e, he)) = self.expr_h(r).map_err(cut)?;
+            h = h.max(he);
+            items.push(e);
+            i = r;
+        }
+        let (i, _) = self.expect_sym(i, "}")?;
+        Ok((i, (Expr::new(ExprKind::Array(items), self.span_from(start, i)), h + 1)))
+    }
+
+    /// `[a, b; c, d]`
+    fn matrix(&self, i: &'s str) -> PResult<'s, H> {
+        let (mut i, open) = self.sym(i, "[")?;
+        let _g = self.enter(i)?;
+        let mut rows = Vec::new();
+        let mut h = 0;
+        loop {
+            let mut row = Vec::new();
+            loop {
+                let (r, (e, he)) = self.expr_h(i).map_err(cut)?;
+                h = h.max(he);
+                row.push(e);
+                i = r;
+                match self.sym(i, ",") {
+                    Ok((r, _)) => i = r,
+                    Err(_) => break,
+                }
+            }
+            rows.push(row);
+            match self.sym(i, ";") {
+                Ok((r, _)) => i = r,
+                Err(_) => break,
+            }
+        }
+        let (i, _) = self.expect_sym(i, "]")?;
+        Ok((i, (Expr::new(ExprKind::Matrix(rows), self.span_from(open.start as usize, i)), h + 1)))
+    }
+}
+
+/// The smaller expression form of a reference: [`ExprKind::Name`] when it has no subscripts.
+pub(crate) fn cref_expr(cref: ComponentRef) -> Expr {
+    let span = cref.span;
+    if cref.parts.len() == 1 && cref.parts[0].subscripts.is_empty() {
+        let part = cref.parts.into_iter().next().expect("one part");
+        Expr::new(ExprKind::Name(part.ident.text), span)
+    } else {
+        Expr::new(ExprKind::Ref(Box::new(cref)), span)
+    }
+}

@@ -1,0 +1,326 @@
+//! A mutable walk over every span of a tree: used to compare trees modulo spans
+//! (`erase_spans`) and to check that spans nest (`spans`).
+
+use super::ast::*;
+use super::span::Span;
+
+/// Calls `f` on every span in the tree, parents before children.
+pub fn walk_spans(def: &mut StoredDefinition, f: &mut dyn FnMut(&mut Span)) {
+    f(&mut def.span);
+    if let Some(w) = &mut def.within {
+        f(&mut w.span);
+        if let Some(n) = &mut w.name {
+            f(&mut n.span);
+        }
+    }
+    for c in &mut def.classes {
+        class(c, f);
+    }
+}
+
+/// Sets every span to [`Span::DUMMY`].
+pub fn erase_spans(def: &mut StoredDefinition) {
+    walk_spans(def, &mut |s| *s = Span::DUMMY);
+}
+
+type F<'a> = &'a mut dyn FnMut(&mut Span);
+
+fn class(c: &mut ClassDef, f: F) {
+    f(&mut c.span);
+    f(&mut c.name.span);
+    match &mut c.body {
+        ClassBody::Long(comp) => {
+            strings(&mut comp.description, f);
+            for p in &mut comp.parts {
+                part(p, f);
+            }
+            if let Some(e) = &mut comp.external {
+                f(&mut e.span);
+                if let Some(l) = &mut e.language {
+                    f(&mut l.span);
+                }
+                if let Some(call) = &mut e.call {
+                    if let Some(o) = &mut call.output {
+                        expr(o, f);
+                    }
+                    f(&mut call.function.span);
+                    call.args.iter_mut().for_each(|a| expr(a, f));
+                }
+                if let Some(a) = &mut e.annotation {
+                    class_mod(a, f);
+                }
+            }
+            if let Some(a) = &mut comp.annotation {
+                class_mod(a, f);
+            }
+            f(&mut comp.end_name.span);
+        }
+        ClassBody::Short { base, dims, modification, comment: c, .. } => {
+            f(&mut base.span);
+            subs(dims, f);
+            if let Some(m) = modification {
+                class_mod(m, f);
+            }
+            comment(c, f);
+        }
+        ClassBody::Enumeration { literals, comment: c, .. } => {
+            enum_lits(literals, f);
+            comment(c, f);
+        }
+    }
+}
+
+fn enum_lits(ls: &mut [EnumLiteral], f: F) {
+    for l in ls {
+        f(&mut l.name.span);
+        comment(&mut l.comment, f);
+    }
+}
+
+fn part(p: &mut ClassPart, f: F) {
+    match p {
+        ClassPart::Elements { elements, span, .. } => {
+            f(span);
+            elements.iter_mut().for_each(|e| element(e, f));
+        }
+        ClassPart::Equations { equations, span, .. } => {
+            f(span);
+            equations.iter_mut().for_each(|e| equation(e, f));
+        }
+        ClassPart::Algorithm { statements, span, .. } => {
+            f(span);
+            statements.iter_mut().for_each(|s| statement(s, f));
+        }
+    }
+}
+
+fn element(e: &mut Element, f: F) {
+    match e {
+        Element::Component(c) => {
+            f(&mut c.span);
+            match &mut c.type_spec {
+                TypeSpec::Name(n) => f(&mut n.span),
+                TypeSpec::Enumeration { literals, span, .. } => {
+                    f(span);
+                    enum_lits(literals, f);
+                }
+            }
+            subs(&mut c.type_dims, f);
+            for d in &mut c.declarations {
+                f(&mut d.span);
+                cref(&mut d.name, f);
+                subs(&mut d.dims, f);
+                if let Some(m) = &mut d.modification {
+                    modification(m, f);
+                }
+                if let Some(c) = &mut d.condition {
+                    expr(c, f);
+                }
+                comment(&mut d.comment, f);
+            }
+        }
+        Element::Class(c) => class(c, f),
+        Element::Extends(x) => {
+            f(&mut x.span);
+            f(&mut x.name.span);
+            if let Some(m) = &mut x.modification {
+                class_mod(m, f);
+            }
+            if let Some(a) = &mut x.annotation {
+                class_mod(a, f);
+            }
+        }
+        Element::Import(im) => {
+            f(&mut im.span);
+            if let Some(a) = &mut im.alias {
+                f(&mut a.span);
+            }
+            f(&mut im.name.span);
+            im.list.iter_mut().for_each(|n| f(&mut n.span));
+            comment(&mut im.comment, f);
+        }
+        Element::Annotation(a) => class_mod(a, f),
+    }
+}
+
+fn modification(m: &mut Modification, f: F) {
+    f(&mut m.span);
+    if let Some(cm) = &mut m.class_mod {
+        class_mod(cm, f);
+    }
+    if let Some(v) = &mut m.value {
+        expr(&mut v.expr, f);
+    }
+}
+
+fn class_mod(m: &mut ClassMod, f: F) {
+    f(&mut m.span);
+    for a in &mut m.args {
+        f(&mut a.span);
+        f(&mut a.name.span);
+        if let Some(m) = &mut a.modification {
+            modification(m, f);
+        }
+        strings(&mut a.description, f);
+    }
+}
+
+fn strings(ss: &mut [StringLit], f: F) {
+    ss.iter_mut().for_each(|s| f(&mut s.span));
+}
+
+fn comment(c: &mut Comment, f: F) {
+    strings(&mut c.strings, f);
+    if let Some(a) = &mut c.annotation {
+        class_mod(a, f);
+    }
+}
+
+fn equation(e: &mut Equation, f: F) {
+    f(&mut e.span);
+    if let Some(l) = &mut e.label {
+        f(&mut l.span);
+    }
+    match &mut e.kind {
+        EquationKind::Simple { lhs, rhs } => {
+            expr(lhs, f);
+            expr(rhs, f);
+        }
+        EquationKind::If { branches, else_branch } => {
+            for (c, body) in branches {
+                expr(c, f);
+                body.iter_mut().for_each(|e| equation(e, f));
+            }
+            else_branch.iter_mut().flatten().for_each(|e| equation(e, f));
+        }
+        EquationKind::For { indices, body } => {
+            for_indices(indices, f);
+            body.iter_mut().for_each(|e| equation(e, f));
+        }
+        EquationKind::When { branches } => {
+            for (c, body) in branches {
+                expr(c, f);
+                body.iter_mut().for_each(|e| equation(e, f));
+            }
+        }
+        EquationKind::Connect { a, b } => {
+            cref(a, f);
+            cref(b, f);
+        }
+        EquationKind::Call(c) => call(c, f),
+    }
+    if let Some(c) = &mut e.comment {
+        comment(c, f);
+    }
+}
+
+fn statement(s: &mut Statement, f: F) {
+    f(&mut s.span);
+    match &mut s.kind {
+        StatementKind::Assign { target, value } => {
+            expr(target, f);
+            expr(value, f);
+        }
+        StatementKind::Call(c) => call(c, f),
+        StatementKind::If { branches, else_branch } => {
+            for (c, body) in branches {
+                expr(c, f);
+                body.iter_mut().for_each(|s| statement(s, f));
+            }
+            else_branch.iter_mut().flatten().for_each(|s| statement(s, f));
+        }
+        StatementKind::For { indices, body } => {
+            for_indices(indices, f);
+            body.iter_mut().for_each(|s| statement(s, f));
+        }
+        StatementKind::While { condition, body } => {
+            expr(condition, f);
+            body.iter_mut().for_each(|s| statement(s, f));
+        }
+        StatementKind::When { branches } => {
+            for (c, body) in branches {
+                expr(c, f);
+                body.iter_mut().for_each(|s| statement(s, f));
+            }
+        }
+        StatementKind::Return | StatementKind::Break => {}
+    }
+    if let Some(c) = &mut s.comment {
+        comment(c, f);
+    }
+}
+
+fn for_indices(ix: &mut [ForIndex], f: F) {
+    for i in ix {
+        f(&mut i.name.span);
+        if let Some(r) = &mut i.range {
+            expr(r, f);
+        }
+    }
+}
+
+fn subs(ss: &mut [Subscript], f: F) {
+    for s in ss {
+        match s {
+            Subscript::All(sp) => f(sp),
+            Subscript::Expr(e) => expr(e, f),
+        }
+    }
+}
+
+fn cref(r: &mut ComponentRef, f: F) {
+    f(&mut r.span);
+    for p in &mut r.parts {
+        f(&mut p.ident.span);
+        subs(&mut p.subscripts, f);
+    }
+}
+
+fn call(c: &mut Call, f: F) {
+    f(&mut c.function.span);
+    match &mut c.args {
+        FunctionArgs::List { positional, named } => {
+            positional.iter_mut().for_each(|a| expr(a, f));
+            for n in named {
+                f(&mut n.name.span);
+                expr(&mut n.value, f);
+            }
+        }
+        FunctionArgs::Comprehension(c) => {
+            expr(&mut c.expr, f);
+            for_indices(&mut c.indices, f);
+        }
+    }
+}
+
+fn expr(e: &mut Expr, f: F) {
+    f(&mut e.span);
+    match &mut e.kind {
+        ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::Name(_) | ExprKind::End => {}
+        ExprKind::Ref(r) => cref(r, f),
+        ExprKind::Call(c) => call(c, f),
+        ExprKind::Unary(_, x) => expr(x, f),
+        ExprKind::Binary(_, xs) => xs.iter_mut().for_each(|x| expr(x, f)),
+        ExprKind::If(x) => {
+            for (c, v) in &mut x.branches {
+                expr(c, f);
+                expr(v, f);
+            }
+            expr(&mut x.else_value, f);
+        }
+        ExprKind::Range(r) => {
+            expr(&mut r.start, f);
+            if let Some(s) = &mut r.step {
+                expr(s, f);
+            }
+            expr(&mut r.stop, f);
+        }
+        ExprKind::Array(xs) => xs.iter_mut().for_each(|x| expr(x, f)),
+        ExprKind::Matrix(rows) => rows.iter_mut().flatten().for_each(|x| expr(x, f)),
+        ExprKind::ArrayComprehension(c) => {
+            expr(&mut c.expr, f);
+            for_indices(&mut c.indices, f);
+        }
+        ExprKind::Tuple(xs) => xs.iter_mut().flatten().for_each(|x| expr(x, f)),
+    }
+}
