@@ -140,6 +140,8 @@ pub enum ClassBody {
     },
     /// `type E = enumeration(a "d", b) "d";` (`literals` empty and `colon` set for `enumeration(:)`)
     Enumeration { literals: Vec<EnumLiteral>, colon: bool, comment: Comment },
+    /// `function df = der(f, x, y) "d";`
+    Der { function: Ident, vars: Vec<Ident>, comment: Comment },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -225,6 +227,9 @@ pub struct Import {
 pub struct Component {
     pub prefixes: Vec<Prefix>,
     pub type_spec: TypeSpec,
+    /// A modification on the type, as omc prints record-constructor inputs:
+    /// `input Real(unit = "rad/s")[3] w;` (not standard Modelica; kept as printed).
+    pub type_mod: Option<ClassMod>,
     /// Dimensions written on the type: `Real[3] x`.
     pub type_dims: Vec<Subscript>,
     pub declarations: Vec<Declaration>,
@@ -412,6 +417,14 @@ pub enum ExprKind {
     ArrayComprehension(Box<Comprehension>),
     /// `(a, , b)`: an output expression list (tuple targets and parenthesised lists).
     Tuple(Vec<Option<Expr>>),
+    /// Subscripts on a primary that is not a reference: `f(x)[1]`, `({3, 4})[i]`.
+    Subscripted(Box<Subscripted>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subscripted {
+    pub base: Expr,
+    pub subscripts: Vec<Subscript>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

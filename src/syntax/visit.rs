@@ -67,6 +67,11 @@ fn class(c: &mut ClassDef, f: F) {
             enum_lits(literals, f);
             comment(c, f);
         }
+        ClassBody::Der { function, vars, comment: c } => {
+            f(&mut function.span);
+            vars.iter_mut().for_each(|v| f(&mut v.span));
+            comment(c, f);
+        }
     }
 }
 
@@ -104,6 +109,9 @@ fn element(e: &mut Element, f: F) {
                     f(span);
                     enum_lits(literals, f);
                 }
+            }
+            if let Some(m) = &mut c.type_mod {
+                class_mod(m, f);
             }
             subs(&mut c.type_dims, f);
             for d in &mut c.declarations {
@@ -322,5 +330,9 @@ fn expr(e: &mut Expr, f: F) {
             for_indices(&mut c.indices, f);
         }
         ExprKind::Tuple(xs) => xs.iter_mut().flatten().for_each(|x| expr(x, f)),
+        ExprKind::Subscripted(x) => {
+            expr(&mut x.base, f);
+            subs(&mut x.subscripts, f);
+        }
     }
 }

@@ -104,6 +104,20 @@ impl<'s> Parser<'s> {
             let (i, comment) = self.comment(i)?;
             return Ok((i, ClassBody::Enumeration { literals, colon, comment }));
         }
+        if self.at_kw(i, "der")? && self.at_sym(&self.skip(i)?[3..], "(")? {
+            let (i, _) = self.kw(i, "der")?;
+            let (i, _) = self.expect_sym(i, "(")?;
+            let (mut i, function) = self.name(i).map_err(cut)?;
+            let mut vars = Vec::new();
+            while let Ok((r, _)) = self.sym(i, ",") {
+                let (r, v) = self.ident(r).map_err(cut)?;
+                vars.push(v);
+                i = r;
+            }
+            let (i, _) = self.expect_sym(i, ")")?;
+            let (i, comment) = self.comment(i)?;
+            return Ok((i, ClassBody::Der { function, vars, comment }));
+        }
         let (i, prefixes) = self.prefixes(i)?;
         let (i, base) = self.name(i).map_err(cut)?;
         let (i, dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Vec::new()) };

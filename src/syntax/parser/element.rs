@@ -93,6 +93,7 @@ impl<'s> Parser<'s> {
             return Ok((i, Element::Class(class)));
         }
         let (i, type_spec) = self.type_spec(i)?;
+        let (i, type_mod) = self.opt_class_mod(i)?;
         let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Vec::new()) };
         let (mut i, first) = self.declaration(i)?;
         let mut declarations = vec![first];
@@ -102,7 +103,7 @@ impl<'s> Parser<'s> {
             i = r;
         }
         let span = self.span_from(start, i);
-        Ok((i, Element::Component(Component { prefixes, type_spec, type_dims, declarations, span })))
+        Ok((i, Element::Component(Component { prefixes, type_spec, type_mod, type_dims, declarations, span })))
     }
 
     fn type_spec(&self, i: &'s str) -> PResult<'s, TypeSpec> {

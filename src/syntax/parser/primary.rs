@@ -27,8 +27,8 @@ impl<'s> Parser<'s> {
                 let (r, s) = self.string(i)?;
                 leaf(r, ExprKind::String(s.raw))
             }
-            b'(' => self.paren_list(i),
-            b'{' => self.braces(i),
+            b'(' => self.postfix(self.paren_list(i)?),
+            b'{' => self.postfix(self.braces(i)?),
             b'[' => self.matrix(i),
             b'-' | b'+' => {
                 // Lenient: a signed factor where the grammar wants a primary (`a * -b`).
@@ -148,7 +148,18 @@ impl<'s> Parser<'s> {
         let start = function.span.start as usize;
         let (i, (args, h)) = self.function_args(i)?;
         let span = self.span_from(start, i);
-        Ok((i, (Expr::new(ExprKind::Call(Box::new(Call { function, args })), span), h + 1)))
+        self.postfix((i, (Expr::new(ExprKind::Call(Box::new(Call { function, args })), span), h + 1)))
+    }
+
+    /// Subscripts after a call, a parenthesised expression or an array: `f(x)[1]`.
+    fn postfix(&self, (i, (base, h)): (&'s str, H)) -> PResult<'s, H> {
+        if !self.at_sym(i, "[")? {
+            return Ok((i, (base, h)));
+        }
+        let (i, (subscripts, hs)) = self.subscripts_h(i)?;
+        let span = self.span_from(base.span.start as usize, i);
+        let e = Expr::new(ExprKind::Subscripted(Box::new(Subscripted { base, subscripts })), span);
+        Ok((i, (e, h.max(hs) + 1)))
     }
 
     /// `( … )`: positional, then named arguments, or `e for i in r`.

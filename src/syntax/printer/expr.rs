@@ -99,6 +99,10 @@ fn write_bare(out: &mut String, e: &Expr) {
             write_comprehension(out, c);
             out.push('}');
         }
+        ExprKind::Subscripted(x) => {
+            write_expr(out, &x.base, Prec::Primary);
+            write_subscripts(out, &x.subscripts);
+        }
         ExprKind::Tuple(items) => {
             out.push('(');
             for (k, item) in items.iter().enumerate() {

@@ -77,6 +77,16 @@ impl Printer {
                 self.enumeration(literals, *colon);
                 self.comment(comment);
             }
+            ClassBody::Der { function, vars, comment } => {
+                self.out.push_str(" = der(");
+                self.out.push_str(&function.text);
+                for v in vars {
+                    self.out.push_str(", ");
+                    self.out.push_str(&v.text);
+                }
+                self.out.push(')');
+                self.comment(comment);
+            }
         }
     }
 
@@ -210,6 +220,9 @@ impl Printer {
         match &c.type_spec {
             TypeSpec::Name(n) => self.out.push_str(&n.text),
             TypeSpec::Enumeration { literals, colon, .. } => self.enumeration(literals, *colon),
+        }
+        if let Some(m) = &c.type_mod {
+            self.class_mod(m);
         }
         write_subscripts(&mut self.out, &c.type_dims);
         for (k, d) in c.declarations.iter().enumerate() {
