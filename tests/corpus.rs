@@ -24,6 +24,7 @@ fn check_file(path: &Path) -> Result<(), String> {
     let file = syntax::SourceFile::new(path.display().to_string(), text);
     let mut ast = syntax::parse(&file.text).map_err(|e| format!("parse: {}", e.short(&file)))?;
     common::check_spans(&mut ast, file.text.len())?;
+    syntax::check::refuse_unsupported(&ast).map_err(|e| format!("refused: {}", e.short(&file)))?;
     let printed = syntax::print(&ast);
     let mut again = syntax::parse(&printed).map_err(|e| {
         let pf = syntax::SourceFile::new("<printed>", printed.clone());

@@ -51,8 +51,9 @@ pub fn run(cli: &Cli) -> Result<(), DriverError> {
 
 /// Parses and prints the canonical form.
 pub fn canonical(file: &SourceFile) -> Result<String, DriverError> {
-    let def = syntax::parse(&file.text)
-        .map_err(|error| DriverError::Syntax { file: Box::new(file.clone()), error })?;
+    let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
+    let def = syntax::parse(&file.text).map_err(rejected)?;
+    syntax::check::refuse_unsupported(&def).map_err(rejected)?;
     Ok(syntax::print(&def))
 }
 

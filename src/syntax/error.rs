@@ -13,6 +13,8 @@ pub enum SyntaxErrorKind {
     Unterminated(&'static str),
     TooDeep(&'static str),
     NotUtf8,
+    /// A construct the parser reads but mdae-rimis refuses, named.
+    Unsupported(&'static str),
     Other(String),
 }
 
@@ -35,6 +37,7 @@ impl SyntaxError {
                 super::parser::MAX_HEIGHT
             ),
             SyntaxErrorKind::NotUtf8 => "the file is not valid UTF-8".to_string(),
+            SyntaxErrorKind::Unsupported(what) => format!("unsupported construct {what}"),
             SyntaxErrorKind::Other(m) => m.clone(),
         }
     }
@@ -45,6 +48,7 @@ impl SyntaxError {
             SyntaxErrorKind::Unterminated(_) => "starts here",
             SyntaxErrorKind::TooDeep(_) => "nesting limit reached here",
             SyntaxErrorKind::NotUtf8 => "invalid byte here",
+            SyntaxErrorKind::Unsupported(_) => "refused here",
             SyntaxErrorKind::Other(_) => "here",
         }
     }

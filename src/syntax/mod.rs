@@ -4,6 +4,7 @@
 //! `parse(print(ast)) == ast` modulo spans.
 
 pub mod ast;
+pub mod check;
 pub mod error;
 pub mod parser;
 pub mod printer;

@@ -42,6 +42,9 @@ impl<'s> Parser<'s> {
             classes.push(class);
             i = r;
         }
+        if classes.is_empty() {
+            return Err(Err::Failure(PError::expected(i, "a class definition", false)));
+        }
         let span = self.span_from(start, i);
         Ok((i, StoredDefinition { base_header, within, classes, span }))
     }

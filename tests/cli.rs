@@ -1,0 +1,126 @@
+//! The binary as a user runs it: exit codes (0 ok, 1 rejected input, 2 usage or
+//! I/O), diagnostics on stderr only, stdin, atomic `-o`, `--help`, `--version`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mdae-rimis"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("runs")
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn canonical_print_of_a_fixture() {
+    let out = run(&[fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let expected = std::fs::read_to_string(fixture("omc-flat/WaterTank.mo")).unwrap();
+    assert_eq!(text(&out.stdout), expected, "omc's own print is already canonical");
+    let explicit = run(&["--emit", "canonical", fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
+    assert_eq!(explicit.stdout, out.stdout);
+}
+
+#[test]
+fn reads_stdin_with_dash_and_without_file() {
+    let src = std::fs::read(fixture("TwoEquations.mo")).unwrap();
+    let a = run_stdin(&["-"], &src);
+    let b = run_stdin(&[], &src);
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(a.stdout, b.stdout);
+    assert!(text(&a.stdout).starts_with("model TwoEquations\n"));
+}
+
+#[test]
+fn syntax_error_is_located_on_stderr_with_exit_1() {
+    let out = run_stdin(&["-"], b"model M\n  Real x\nequation\n  x = 1;\nend M;\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    let err = text(&out.stderr);
+    assert!(err.starts_with("<stdin>:3:1: error: expected `;`, found keyword `equation`"), "{err}");
+    assert!(err.contains("3 │ equation"), "shows the source line: {err}");
+    assert!(err.contains("^^^^^^^^"), "caret under the token: {err}");
+}
+
+#[test]
+fn output_file_is_written_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out.mo");
+    let ok = run(&[fixture("RLDC2.mo").to_str().unwrap(), "-o", target.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(ok.stdout.is_empty());
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.starts_with("model RLDC2\n"));
+
+    // A failing run leaves the previous file untouched and no temporary behind.
+    let bad = dir.path().join("bad.mo");
+    std::fs::write(&bad, "model M\n  Real x(;\nend M;\n").unwrap();
+    let fail = run(&[bad.to_str().unwrap(), "-o", target.to_str().unwrap()]);
+    assert_eq!(fail.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), written);
+    let fresh = dir.path().join("fresh.mo");
+    let fail = run(&[bad.to_str().unwrap(), "-o", fresh.to_str().unwrap()]);
+    assert_eq!(fail.status.code(), Some(1));
+    assert!(!fresh.exists(), "no partial output");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "only out.mo and bad.mo: {names:?}");
+}
+
+#[test]
+fn io_and_usage_errors_exit_2() {
+    let missing = run(&["/nonexistent/model.mo"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("/nonexistent/model.mo"));
+    assert!(missing.stdout.is_empty());
+    let bad_flag = run(&["--no-such-flag"]);
+    assert_eq!(bad_flag.status.code(), Some(2));
+    let bad_emit = run(&["--emit", "nonsense", "x.mo"]);
+    assert_eq!(bad_emit.status.code(), Some(2));
+    let unwritable = run(&[fixture("TwoEquations.mo").to_str().unwrap(), "-o", "/nonexistent/dir/out.mo"]);
+    assert_eq!(unwritable.status.code(), Some(2));
+}
+
+#[test]
+fn help_and_version() {
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let h = text(&help.stdout);
+    assert!(h.contains("Examples:") && h.contains("--emit") && h.contains("--output"), "{h}");
+    let version = run(&["--version"]);
+    assert_eq!(version.status.code(), Some(0));
+    assert_eq!(text(&version.stdout).trim(), format!("mdae-rimis {}", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn rejected_inputs_exit_1() {
+    let cases: [(&[u8], &str); 4] = [
+        (b"", "<stdin>:1:1: error: expected a class definition, found end of file"),
+        (b"model M\n  Real x = \"\xff\xfe\";\nend M;\n", "<stdin>:2:13: error: the file is not valid UTF-8"),
+        (b"model M\n  extends Base;\nend M;\n", "<stdin>:2:3: error: unsupported construct `extends`"),
+        (b"model M\n  Real x;\nend N;\n", "<stdin>:3:5: error: `end N` closes class `M`"),
+    ];
+    for (input, expected) in cases {
+        let out = run_stdin(&["-"], input);
+        assert_eq!(out.status.code(), Some(1), "{expected}");
+        assert!(out.stdout.is_empty());
+        let err = text(&out.stderr);
+        assert!(err.starts_with(expected), "expected {expected:?}, got:\n{err}");
+    }
+}
