@@ -265,31 +265,34 @@ fn vm_hwm_kb() -> u64 {
 // ---------------------------------------------------------------------------------------
 
 /// A deterministic flat model `class Gen … end Gen;` with exactly `equations` top-level
-/// equations, in the style of `omc -i`. Unit `i` owns `x{i}` (state), `y{i}`, `k{i}`
-/// (parameter), `a{i}.b.c`, `body[{i}].frame_a.r_0[1..3]` and `z{i}` (discrete); its four
-/// equation slots cycle through `der`, if-expression, a residual form and a position
-/// equation, every 25th unit's last slot being a `when sample(…)` block.
+/// equations, in the style of `omc -i`. Unit `i` owns `k{i}` (parameter), `x{i}` (state),
+/// `y{i}`, `a{i}.b.c`, one scalarised array element `body[{i}].frame_a.r_0[{j}]` and, every
+/// 25th unit, a discrete `z{i}`. Its four equation slots are a `der` equation, an
+/// if-expression, a residual form and a position equation; every 25th unit's last slot is
+/// a `when sample(…)` block instead.
 pub fn generate(equations: usize) -> String {
     const SLOTS: usize = 4;
     let units = equations.div_ceil(SLOTS).max(1);
+    let wrap = |n: usize| (n + units - 1) % units + 1; // 1-based cyclic neighbour
+    let dim = |i: usize| i % 3 + 1; // which r_0 element unit i owns
     let mut s = String::with_capacity(equations * 110);
     s.push_str("class Gen\n");
     for i in 1..=units {
         let k = 0.5 + (i % 7) as f64 * 0.5;
         let x0 = (i % 11) as f64 * 0.1;
-        s.push_str(&format!("  parameter Real k{i} = {k:?} \"Gain of unit {i}\";\n"));
-        s.push_str(&format!("  Real x{i}(start = {x0:.1}, fixed = true) \"State {i}\";\n"));
-        s.push_str(&format!("  Real y{i}(unit = \"m/s\");\n"));
-        s.push_str(&format!("  Real a{i}.b.c(quantity = \"Length\", unit = \"m\");\n"));
-        for j in 1..=3 {
-            s.push_str(&format!("  Real body[{i}].frame_a.r_0[{j}](start = 0.0, unit = \"m\") \"Position vector\";\n"));
-        }
+        s.push_str(&format!("  parameter Real k{i} = {k:?};\n"));
+        s.push_str(&format!("  Real x{i}(start = {x0:.1}, fixed = true);\n"));
+        s.push_str(&format!("  Real y{i};\n"));
+        s.push_str(&format!("  Real a{i}.b.c(unit = \"m\");\n"));
+        s.push_str(&format!(
+            "  Real body[{i}].frame_a.r_0[{j}](start = 0.0, unit = \"m\") \"Position vector\";\n",
+            j = dim(i)
+        ));
         if i % 25 == 0 {
             s.push_str(&format!("  discrete Real z{i}(start = 0.0, fixed = true);\n"));
         }
     }
     s.push_str("equation\n");
-    let wrap = |n: usize| (n + units - 1) % units + 1; // 1-based cyclic neighbour
     for e in 0..equations {
         let i = e / SLOTS + 1;
         let (prev, next) = (wrap(i - 1), wrap(i + 1));
@@ -298,15 +301,13 @@ pub fn generate(equations: usize) -> String {
             1 => s.push_str(&format!("  y{i} = if x{i} > 0.0 then x{i} ^ 2.0 else -x{i};\n")),
             2 => s.push_str(&format!("  0.0 = a{i}.b.c - 2.0 * (x{next} - x{i}) / (1.0 + abs(x{prev}));\n")),
             _ if i % 25 == 0 => s.push_str(&format!(
-                "  when sample(0.0, 0.1) then\n    z{i} = pre(z{i}) + 0.1 * x{i};\n    \
-                 body[{i}].frame_a.r_0[1] = z{i};\n  end when;\n"
+                "  when sample(0.0, 0.1) then\n    z{i} = pre(z{i}) + 0.1 * x{i};\n  end when;\n"
             )),
-            _ => {
-                let j = i % 3 + 1;
-                s.push_str(&format!(
-                    "  body[{i}].frame_a.r_0[{j}] = a{i}.b.c * cos(time) + 1e-3 * body[{prev}].frame_a.r_0[{j}];\n"
-                ))
-            }
+            _ => s.push_str(&format!(
+                "  body[{i}].frame_a.r_0[{j}] = a{i}.b.c * cos(time) + 1e-3 * body[{prev}].frame_a.r_0[{jp}];\n",
+                j = dim(i),
+                jp = dim(prev)
+            )),
         }
     }
     s.push_str("end Gen;\n");

@@ -120,7 +120,13 @@ pub fn parse(src: &str) -> Result<StoredDefinition, SyntaxError> {
     match p.stored_definition(src) {
         Ok((_, def)) => Ok(def),
         Err(Err::Error(e) | Err::Failure(e)) => {
-            let at = src.len() - e.remaining;
+            let mut at = src.len() - e.remaining;
+            if matches!(e.kind, SyntaxErrorKind::Expected(_)) {
+                // Point at the next token, not at the trivia before it.
+                if let Ok((rest, ())) = p.ws(&src[at..]) {
+                    at = src.len() - rest.len();
+                }
+            }
             let end = at + token_len(&src[at..]);
             Err(SyntaxError { span: Span::new(at, end), kind: e.kind })
         }

@@ -38,7 +38,8 @@ impl<'s> Parser<'s> {
                 let span = Span::new(start, e.span.end as usize);
                 Ok((r, (Expr::new(ExprKind::Unary(op, Box::new(e)), span), h + 1)))
             }
-            _ => self.word_primary(i, start),
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' | b'\'' | b'.' => self.word_primary(i, start),
+            _ => Err(Err::Error(PError::expected(i, "an expression", false))),
         }
     }
 
@@ -119,7 +120,6 @@ impl<'s> Parser<'s> {
     pub(crate) fn subscripts_h(&self, i: &'s str) -> PResult<'s, (Vec<Subscript>, u32)> {
         let mut h = 0;
         let (mut i, _) = self.sym(i, "[")?;
-        let _g = self.enter(i)?;
         let mut subs = Vec::new();
         loop {
             let (r, ()) = self.ws(i)?;
@@ -165,7 +165,6 @@ impl<'s> Parser<'s> {
     /// `( … )`: positional, then named arguments, or `e for i in r`.
     pub(crate) fn function_args(&self, i: &'s str) -> PResult<'s, (FunctionArgs, u32)> {
         let (mut i, _) = self.sym(i, "(")?;
-        let _g = self.enter(i)?;
         let (mut positional, mut named, mut h) = (Vec::new(), Vec::new(), 0);
         if let Ok((r, _)) = self.sym(i, ")") {
             return Ok((r, (FunctionArgs::List { positional, named }, 0)));
@@ -235,7 +234,6 @@ impl<'s> Parser<'s> {
     /// `( e )` is `e`; `()`, `(a, b)` and `(a, , c)` are tuples (output expression lists).
     fn paren_list(&self, i: &'s str) -> PResult<'s, H> {
         let (i, open) = self.sym(i, "(")?;
-        let _g = self.enter(i)?;
         let mut items: Vec<Option<Expr>> = Vec::new();
         let mut i = i;
         let mut h = 0;
@@ -272,7 +270,6 @@ impl<'s> Parser<'s> {
     /// `{a, b}`, `{}` or `{e for i in r}`.
     fn braces(&self, i: &'s str) -> PResult<'s, H> {
         let (i, open) = self.sym(i, "{")?;
-        let _g = self.enter(i)?;
         let start = open.start as usize;
         if let Ok((r, _)) = self.sym(i, "}") {
             return Ok((r, (Expr::new(ExprKind::Array(Vec::new()), self.span_from(start, r)), 1)));
@@ -298,7 +295,6 @@ impl<'s> Parser<'s> {
     /// `[a, b; c, d]`
     fn matrix(&self, i: &'s str) -> PResult<'s, H> {
         let (mut i, open) = self.sym(i, "[")?;
-        let _g = self.enter(i)?;
         let mut rows = Vec::new();
         let mut h = 0;
         loop {
