@@ -78,6 +78,53 @@ impl Prefix {
     }
 }
 
+/// Prefixes in the order written, stored inline (at most [`Prefixes::CAPACITY`];
+/// Modelica allows eight at most: redeclare final inner outer replaceable, flow or
+/// stream, a variability and a causality).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Prefixes {
+    items: [Prefix; Prefixes::CAPACITY],
+    len: u8,
+}
+
+impl Prefixes {
+    pub const CAPACITY: usize = 8;
+
+    pub fn new() -> Prefixes {
+        Prefixes { items: [Prefix::Final; Prefixes::CAPACITY], len: 0 }
+    }
+
+    /// Appends `p`; false when full.
+    pub fn push(&mut self, p: Prefix) -> bool {
+        if (self.len as usize) < Prefixes::CAPACITY {
+            self.items[self.len as usize] = p;
+            self.len += 1;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl Default for Prefixes {
+    fn default() -> Self {
+        Prefixes::new()
+    }
+}
+
+impl std::ops::Deref for Prefixes {
+    type Target = [Prefix];
+    fn deref(&self) -> &[Prefix] {
+        &self.items[..self.len as usize]
+    }
+}
+
+impl std::fmt::Debug for Prefixes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClassKind {
     Class,
@@ -119,7 +166,7 @@ impl ClassKind {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassDef {
-    pub prefixes: Vec<Prefix>,
+    pub prefixes: Prefixes,
     pub kind: ClassKind,
     pub name: Ident,
     pub body: ClassBody,
@@ -132,7 +179,7 @@ pub enum ClassBody {
     Long(Box<Composition>),
     /// `type T = input Real[3](unit = "m") "d";`
     Short {
-        prefixes: Vec<Prefix>,
+        prefixes: Prefixes,
         base: Ident,
         dims: Vec<Subscript>,
         modification: Option<ClassMod>,
@@ -195,7 +242,7 @@ pub struct ExternalCall {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Element {
     Component(Component),
-    Class(ClassDef),
+    Class(Box<ClassDef>),
     Extends(Extends),
     Import(Import),
     /// A class annotation written among the elements: `annotation(…);`
@@ -225,11 +272,11 @@ pub struct Import {
 /// A component clause: prefixes, a type and one or more declarations.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Component {
-    pub prefixes: Vec<Prefix>,
+    pub prefixes: Prefixes,
     pub type_spec: TypeSpec,
     /// A modification on the type, as omc prints record-constructor inputs:
     /// `input Real(unit = "rad/s")[3] w;` (not standard Modelica; kept as printed).
-    pub type_mod: Option<ClassMod>,
+    pub type_mod: Option<Box<ClassMod>>,
     /// Dimensions written on the type: `Real[3] x`.
     pub type_dims: Vec<Subscript>,
     pub declarations: Vec<Declaration>,
@@ -256,8 +303,8 @@ pub enum TypeSpec {
 pub struct Declaration {
     pub name: ComponentRef,
     pub dims: Vec<Subscript>,
-    pub modification: Option<Modification>,
-    pub condition: Option<Expr>,
+    pub modification: Option<Box<Modification>>,
+    pub condition: Option<Box<Expr>>,
     pub comment: Comment,
     pub span: Span,
 }
@@ -289,7 +336,7 @@ pub struct ModArg {
     pub each: bool,
     pub is_final: bool,
     pub name: Ident,
-    pub modification: Option<Modification>,
+    pub modification: Option<Box<Modification>>,
     pub description: Vec<StringLit>,
     pub span: Span,
 }

@@ -50,7 +50,7 @@ impl<'s> Parser<'s> {
     }
 
     /// A class definition after its prefixes; `start` is where the prefixes began.
-    pub(crate) fn class_def(&self, i: &'s str, prefixes: Vec<Prefix>, start: usize) -> PResult<'s, ClassDef> {
+    pub(crate) fn class_def(&self, i: &'s str, prefixes: Prefixes, start: usize) -> PResult<'s, ClassDef> {
         let _g = self.enter(i)?;
         let (i, kind) = self.class_kind(i)?;
         let (i, name) = self.name(i).map_err(cut)?;

@@ -39,11 +39,13 @@ pub(crate) fn starts_class(word: &str) -> bool {
 
 impl<'s> Parser<'s> {
     /// Prefixes in the order written.
-    pub(crate) fn prefixes(&self, mut i: &'s str) -> PResult<'s, Vec<Prefix>> {
-        let mut out = Vec::new();
+    pub(crate) fn prefixes(&self, mut i: &'s str) -> PResult<'s, Prefixes> {
+        let mut out = Prefixes::new();
         while let Some(p) = prefix_of(self.peek_word(i)?) {
             let (r, _) = self.kw(i, p.keyword())?;
-            out.push(p);
+            if !out.push(p) {
+                return Err(Err::Failure(PError::other(self.skip(i)?, format!("more than {} prefixes", Prefixes::CAPACITY))));
+            }
             i = r;
         }
         Ok((i, out))
@@ -59,6 +61,7 @@ impl<'s> Parser<'s> {
                 || matches!(w, "public" | "protected" | "equation" | "algorithm" | "external" | "end")
                 || (w == "initial" && !self.at_sym(&r[7..], "(")?)
             {
+                out.shrink_to_fit();
                 return Ok((i, out));
             }
             let (r, e) = self.element(i)?;
@@ -90,10 +93,11 @@ impl<'s> Parser<'s> {
         let (i, prefixes) = self.prefixes(i)?;
         if starts_class(self.peek_word(i)?) {
             let (i, class) = self.class_def(i, prefixes, start)?;
-            return Ok((i, Element::Class(class)));
+            return Ok((i, Element::Class(Box::new(class))));
         }
         let (i, type_spec) = self.type_spec(i)?;
         let (i, type_mod) = self.opt_class_mod(i)?;
+        let type_mod = type_mod.map(Box::new);
         let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Vec::new()) };
         let (mut i, first) = self.declaration(i)?;
         let mut declarations = vec![first];
@@ -102,6 +106,7 @@ impl<'s> Parser<'s> {
             declarations.push(d);
             i = r;
         }
+        declarations.shrink_to_fit();
         let span = self.span_from(start, i);
         Ok((i, Element::Component(Component { prefixes, type_spec, type_mod, type_dims, declarations, span })))
     }
@@ -157,10 +162,11 @@ impl<'s> Parser<'s> {
             name.span.end = name.parts.last().expect("non-empty").ident.span.end;
         }
         let (i, modification) = self.opt_modification(i)?;
+        let modification = modification.map(Box::new);
         let (i, condition) = match self.kw(i, "if") {
             Ok((r, _)) => {
                 let (r, c) = self.expr(r).map_err(cut)?;
-                (r, Some(c))
+                (r, Some(Box::new(c)))
             }
             Err(_) => (i, None),
         };
@@ -223,6 +229,7 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, ")")?;
+        args.shrink_to_fit();
         Ok((i, ClassMod { args, span: self.span_from(open.start as usize, i) }))
     }
 
@@ -240,6 +247,7 @@ impl<'s> Parser<'s> {
         };
         let (i, name) = self.name(i).map_err(cut)?;
         let (i, modification) = self.opt_modification(i)?;
+        let modification = modification.map(Box::new);
         let (i, description) = self.string_comment(i)?;
         Ok((i, ModArg { each, is_final, name, modification, description, span: self.span_from(start, i) }))
     }

@@ -26,6 +26,7 @@ impl<'s> Parser<'s> {
             let w = self.peek_word(i)?;
             let (r, ()) = self.ws(i)?;
             if ends_list(w) || r.is_empty() {
+                out.shrink_to_fit();
                 return Ok((i, out));
             }
             let (r, eq) = self.equation(i)?;
@@ -188,6 +189,7 @@ impl<'s> Parser<'s> {
             let w = self.peek_word(i)?;
             let (r, ()) = self.ws(i)?;
             if ends_list(w) || r.is_empty() {
+                out.shrink_to_fit();
                 return Ok((i, out));
             }
             let (r, st) = self.statement(i)?;

@@ -97,6 +97,7 @@ impl<'s> Parser<'s> {
             }
             i = r;
         }
+        parts.shrink_to_fit();
         let span = parts[0].ident.span.to(self.last_end(&parts));
         Ok((i, (ComponentRef { parts, span }, h)))
     }
@@ -140,6 +141,7 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, "]")?;
+        subs.shrink_to_fit();
         Ok((i, (subs, h)))
     }
 
@@ -196,6 +198,8 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, ")")?;
+        positional.shrink_to_fit();
+        named.shrink_to_fit();
         Ok((i, (FunctionArgs::List { positional, named }, h)))
     }
 
@@ -289,6 +293,7 @@ impl<'s> Parser<'s> {
             i = r;
         }
         let (i, _) = self.expect_sym(i, "}")?;
+        items.shrink_to_fit();
         Ok((i, (Expr::new(ExprKind::Array(items), self.span_from(start, i)), h + 1)))
     }
 

@@ -232,7 +232,7 @@ impl Printer {
             if let Some(m) = &d.modification {
                 self.modification(m);
             }
-            if let Some(c) = &d.condition {
+            if let Some(c) = d.condition.as_deref() {
                 self.out.push_str(" if ");
                 write_expr(&mut self.out, c, Prec::If);
             }
