@@ -89,7 +89,10 @@ fn parent() {
     // 2. The generated model.
     let gen_src = generate(GEN_EQUATIONS);
     let gen_ast = syntax::parse(&gen_src).unwrap_or_else(|e| {
-        panic!("the generated model does not parse:\n{}", e.render(&SourceFile::new("<generated Gen>", gen_src.clone())))
+        panic!(
+            "the generated model does not parse:\n{}",
+            e.render(&SourceFile::new("<generated Gen>", gen_src.clone()))
+        )
     });
     let gen_eqs = count_equations(&gen_ast);
     assert_eq!(gen_eqs, GEN_EQUATIONS, "the generator wrote a different number of equations");
@@ -123,10 +126,8 @@ fn parent() {
 /// Reads every `*.mo` of `dir`, sorted by name.
 fn read_corpus(dir: &Path) -> Vec<(PathBuf, String)> {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "mo"))
-        .collect();
+    let mut paths: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "mo")).collect();
     paths.sort();
     paths
         .into_iter()
@@ -300,9 +301,9 @@ pub fn generate(equations: usize) -> String {
             0 => s.push_str(&format!("  der(x{i}) = -k{i} * x{i} + sin(time) * y{i};\n")),
             1 => s.push_str(&format!("  y{i} = if x{i} > 0.0 then x{i} ^ 2.0 else -x{i};\n")),
             2 => s.push_str(&format!("  0.0 = a{i}.b.c - 2.0 * (x{next} - x{i}) / (1.0 + abs(x{prev}));\n")),
-            _ if i % 25 == 0 => s.push_str(&format!(
-                "  when sample(0.0, 0.1) then\n    z{i} = pre(z{i}) + 0.1 * x{i};\n  end when;\n"
-            )),
+            _ if i % 25 == 0 => {
+                s.push_str(&format!("  when sample(0.0, 0.1) then\n    z{i} = pre(z{i}) + 0.1 * x{i};\n  end when;\n"))
+            }
             _ => s.push_str(&format!(
                 "  body[{i}].frame_a.r_0[{j}] = a{i}.b.c * cos(time) + 1e-3 * body[{prev}].frame_a.r_0[{jp}];\n",
                 j = dim(i),

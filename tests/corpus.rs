@@ -91,7 +91,10 @@ fn run_corpus(dir: &str) {
         (ok, failures)
     });
     let invalid = total - ok - failures.len();
-    println!("corpus {dir}: {ok}/{} valid files parse and round-trip ({invalid} files are not Modelica)", total - invalid);
+    println!(
+        "corpus {dir}: {ok}/{} valid files parse and round-trip ({invalid} files are not Modelica)",
+        total - invalid
+    );
     for f in &failures {
         println!("  FAIL {f}");
     }

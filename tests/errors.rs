@@ -30,7 +30,10 @@ fn errors_inside_sections_say_what_was_expected() {
     let cases = [
         ("model M\n  Real x\nend M;\n", "3:1: error: expected `;`, found keyword `end`"),
         ("model M\nequation\n  x = if a then 1;\nend M;\n", "3:18: error: expected `else`, found `;`"),
-        ("model M\nequation\n  when x then y = 1; end if;\nend M;\n", "3:26: error: expected `when`, found keyword `if`"),
+        (
+            "model M\nequation\n  when x then y = 1; end if;\nend M;\n",
+            "3:26: error: expected `when`, found keyword `if`",
+        ),
         ("model M\n  Real x(start = 1;\nend M;\n", "2:19: error: expected `)`, found `;`"),
         ("model M\nequation\n  x = 1 /* never closed\nend M;\n", "3:9: error: comment `/*` is never closed"),
         ("model M\n  String s = \"open;\nend M;\n", "2:14: error: string literal is never closed"),

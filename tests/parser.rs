@@ -60,7 +60,12 @@ fn precedence_and_associativity() {
     for (a, b) in same {
         assert!(eq_tree(a, b), "{a} should parse as {b}");
     }
-    let differ = [("a + b * c", "(a + b) * c"), ("a - b - c", "a - (b - c)"), ("-a * b", "(-a) * b"), ("(a ^ b) ^ c", "a ^ (b ^ c)")];
+    let differ = [
+        ("a + b * c", "(a + b) * c"),
+        ("a - b - c", "a - (b - c)"),
+        ("-a * b", "(-a) * b"),
+        ("(a ^ b) ^ c", "a ^ (b ^ c)"),
+    ];
     for (a, b) in differ {
         assert!(!eq_tree(a, b), "{a} must differ from {b}");
     }
@@ -111,7 +116,8 @@ fn literals_names_calls_and_arrays() {
 
 #[test]
 fn identifiers_keep_their_spelling() {
-    let ast = parse_ok("model M\n  Real 'a.b'(start = 1);\n  Real rc.r[1].v;\nequation\n  'a.b' = $x.y[2].z;\nend M;\n");
+    let ast =
+        parse_ok("model M\n  Real 'a.b'(start = 1);\n  Real rc.r[1].v;\nequation\n  'a.b' = $x.y[2].z;\nend M;\n");
     let ClassBody::Long(c) = &ast.classes[0].body else { panic!() };
     let ClassPart::Elements { elements, .. } = &c.parts[0] else { panic!() };
     let Element::Component(q) = &elements[0] else { panic!() };

@@ -75,13 +75,99 @@ fn corpus() -> Option<&'static [CorpusFile]> {
 
 /// Snippets inserted by [`Mutation::Insert`] and used by token soups.
 const SNIPPETS: &[&str] = &[
-    "end", "(", ")", ";", "if", "then", "\"", "/*", "'", "*/", "//", "else", "elseif", "end if", "for", "loop",
-    "in", "when", "elsewhen", "equation", "algorithm", "initial", "model", "class", "function", "record",
-    "within", "final", "parameter", "Real", "x", "der(", "annotation(", "connect(", "{", "}", "[", "]", ",",
-    "=", ":=", ":", ".", "..", "+", "-", "*", "/", "^", ".^", "<", "<=", "==", "<>", "and", "or", "not", "1",
-    "1e", "1.5e-3", "0.", "\\", "'\\", "\"\\", "\n", "\r", "\t", " ", "é", "\u{0}", "\u{feff}", "$", "_",
-    "constant", "input", "output", "extends", "import", "type", "enumeration(", "break", "return", "while",
-    "true", "false", "time", "end for", "end when", "end x", "end M;", "pure", "impure", "operator",
+    "end",
+    "(",
+    ")",
+    ";",
+    "if",
+    "then",
+    "\"",
+    "/*",
+    "'",
+    "*/",
+    "//",
+    "else",
+    "elseif",
+    "end if",
+    "for",
+    "loop",
+    "in",
+    "when",
+    "elsewhen",
+    "equation",
+    "algorithm",
+    "initial",
+    "model",
+    "class",
+    "function",
+    "record",
+    "within",
+    "final",
+    "parameter",
+    "Real",
+    "x",
+    "der(",
+    "annotation(",
+    "connect(",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "=",
+    ":=",
+    ":",
+    ".",
+    "..",
+    "+",
+    "-",
+    "*",
+    "/",
+    "^",
+    ".^",
+    "<",
+    "<=",
+    "==",
+    "<>",
+    "and",
+    "or",
+    "not",
+    "1",
+    "1e",
+    "1.5e-3",
+    "0.",
+    "\\",
+    "'\\",
+    "\"\\",
+    "\n",
+    "\r",
+    "\t",
+    " ",
+    "é",
+    "\u{0}",
+    "\u{feff}",
+    "$",
+    "_",
+    "constant",
+    "input",
+    "output",
+    "extends",
+    "import",
+    "type",
+    "enumeration(",
+    "break",
+    "return",
+    "while",
+    "true",
+    "false",
+    "time",
+    "end for",
+    "end when",
+    "end x",
+    "end M;",
+    "pure",
+    "impure",
+    "operator",
 ];
 
 /// ASCII punctuation, for single-character insertions.
@@ -90,7 +176,11 @@ const PUNCT: &[u8] = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
 #[derive(Debug, Clone)]
 enum Base {
     /// A corpus file (whole if under [`WINDOW`]) or a window `start..start+len` of it.
-    Corpus { file: Index, start: Index, len: Index },
+    Corpus {
+        file: Index,
+        start: Index,
+        len: Index,
+    },
     RandomBytes(Vec<u8>),
     RandomAscii(String),
     Soup(Vec<&'static str>),
@@ -248,9 +338,8 @@ enum Outcome {
 /// Line and column (1-based, column in characters) of `offset`, computed
 /// independently of `SourceFile::line_col`.
 fn expected_line_col(text: &str, offset: usize) -> Result<(usize, usize), String> {
-    let before = text
-        .get(..offset)
-        .ok_or_else(|| format!("error offset {offset} is not a character boundary of the text"))?;
+    let before =
+        text.get(..offset).ok_or_else(|| format!("error offset {offset} is not a character boundary of the text"))?;
     let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |p| p + 1);
     let col = before[line_start..].chars().count() + 1;
@@ -410,8 +499,7 @@ fn random_and_mutated_inputs_never_panic() {
                 TestError::Abort(why) => format!("aborted: {why}"),
             })
     });
-    let (c, p, s, u) =
-        (CASES.load(Relaxed), PARSED.load(Relaxed), SYNTAX_ERRORS.load(Relaxed), NOT_UTF8.load(Relaxed));
+    let (c, p, s, u) = (CASES.load(Relaxed), PARSED.load(Relaxed), SYNTAX_ERRORS.load(Relaxed), NOT_UTF8.load(Relaxed));
     println!(
         "robustness: {c} cases, {p} parsed, {} located errors ({s} syntax, {u} not UTF-8), {} corpus files, {:.2?}",
         s + u,
@@ -449,8 +537,20 @@ fn extremes() -> Vec<(&'static str, String)> {
         ("10,000 nested subscripts", model(&format!("x = {}1{};", "a[".repeat(N), "]".repeat(N)))),
         ("10,000 nested if-expressions", model(&format!("x = {}a;", "if b then a else ".repeat(N)))),
         ("10,000 nested if-equations", model(&format!("{}x = a;{}", "if b then ".repeat(N), " end if;".repeat(N)))),
-        ("10,000 nested for-equations", model(&format!("{}x = a;{}", "for i in 1:2 loop ".repeat(N), " end for;".repeat(N)))),
-        ("10,000 nested modifications", format!("model M\n  Real x({}1{});\nend M;\n", "y(".repeat(N), ")".repeat(N))),
+        (
+            "10,000 nested for-equations",
+            model(&format!("{}x = a;{}", "for i in 1:2 loop ".repeat(N), " end for;".repeat(N))),
+        ),
+        (
+            "10,000 nested modifications",
+            format!("model M\n  Real x({}z = 1{});\nend M;\n", "y(".repeat(N), ")".repeat(N)),
+        ),
+        (
+            "150 nested modifications",
+            format!("model M\n  Real x({}z = 1{});\nend M;\n", "y(".repeat(150), ")".repeat(150)),
+        ),
+        ("150 nested parentheses", model(&format!("x = {}a{};", "(".repeat(150), ")".repeat(150)))),
+        ("2,000-term sum", model(&format!("x = a{};", " + a".repeat(1999)))),
         ("100,000-term sum", model(&sum)),
         ("100,000-term product", model(&format!("x = a{};", " * a".repeat(BIG - 1)))),
         ("100,000-term power chain", model(&format!("x = a{};", " ^ a".repeat(BIG - 1)))),

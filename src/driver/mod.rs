@@ -73,9 +73,7 @@ pub fn read_input(path: Option<&std::path::Path>) -> Result<SourceFile, DriverEr
 
 fn read_stdin() -> Result<(String, Vec<u8>), DriverError> {
     let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|source| DriverError::Io { path: "<stdin>".into(), source })?;
+    std::io::stdin().read_to_end(&mut bytes).map_err(|source| DriverError::Io { path: "<stdin>".into(), source })?;
     Ok(("<stdin>".into(), bytes))
 }
 

@@ -178,13 +178,7 @@ pub enum ClassBody {
     /// `class A "d" … end A;`
     Long(Box<Composition>),
     /// `type T = input Real[3](unit = "m") "d";`
-    Short {
-        prefixes: Prefixes,
-        base: Ident,
-        dims: Vec<Subscript>,
-        modification: Option<ClassMod>,
-        comment: Comment,
-    },
+    Short { prefixes: Prefixes, base: Ident, dims: Vec<Subscript>, modification: Option<ClassMod>, comment: Comment },
     /// `type E = enumeration(a "d", b) "d";` (`literals` empty and `colon` set for `enumeration(:)`)
     Enumeration { literals: Vec<EnumLiteral>, colon: bool, comment: Comment },
     /// `function df = der(f, x, y) "d";`
@@ -293,7 +287,11 @@ impl Component {
 pub enum TypeSpec {
     Name(Ident),
     /// An inline enumeration type: `input enumeration(A, B) e`.
-    Enumeration { literals: Vec<EnumLiteral>, colon: bool, span: Span },
+    Enumeration {
+        literals: Vec<EnumLiteral>,
+        colon: bool,
+        span: Span,
+    },
 }
 
 /// One declared name: `x[3](start = 1) = 2 if c "description" annotation(…)`.
@@ -380,12 +378,26 @@ pub struct Equation {
 #[derive(Clone, Debug, PartialEq)]
 pub enum EquationKind {
     /// `lhs = rhs`; a tuple equation `(a, b) = f(x)` has a [`ExprKind::Tuple`] lhs.
-    Simple { lhs: Expr, rhs: Expr },
-    If { branches: Vec<(Expr, Vec<Equation>)>, else_branch: Option<Vec<Equation>> },
-    For { indices: Vec<ForIndex>, body: Vec<Equation> },
+    Simple {
+        lhs: Expr,
+        rhs: Expr,
+    },
+    If {
+        branches: Vec<(Expr, Vec<Equation>)>,
+        else_branch: Option<Vec<Equation>>,
+    },
+    For {
+        indices: Vec<ForIndex>,
+        body: Vec<Equation>,
+    },
     /// `when c1 then … elsewhen c2 then … end when;`
-    When { branches: Vec<(Expr, Vec<Equation>)> },
-    Connect { a: ComponentRef, b: ComponentRef },
+    When {
+        branches: Vec<(Expr, Vec<Equation>)>,
+    },
+    Connect {
+        a: ComponentRef,
+        b: ComponentRef,
+    },
     /// A call used as an equation: `reinit(x, 0)`, `assert(c, "m")`, `terminate("m")`.
     Call(Box<Call>),
 }
@@ -400,12 +412,26 @@ pub struct Statement {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StatementKind {
     /// `target := value`; `(a, , b) := f(x)` has a [`ExprKind::Tuple`] target.
-    Assign { target: Expr, value: Expr },
+    Assign {
+        target: Expr,
+        value: Expr,
+    },
     Call(Box<Call>),
-    If { branches: Vec<(Expr, Vec<Statement>)>, else_branch: Option<Vec<Statement>> },
-    For { indices: Vec<ForIndex>, body: Vec<Statement> },
-    While { condition: Expr, body: Vec<Statement> },
-    When { branches: Vec<(Expr, Vec<Statement>)> },
+    If {
+        branches: Vec<(Expr, Vec<Statement>)>,
+        else_branch: Option<Vec<Statement>>,
+    },
+    For {
+        indices: Vec<ForIndex>,
+        body: Vec<Statement>,
+    },
+    While {
+        condition: Expr,
+        body: Vec<Statement>,
+    },
+    When {
+        branches: Vec<(Expr, Vec<Statement>)>,
+    },
     Return,
     Break,
 }
@@ -483,7 +509,10 @@ pub struct Call {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum FunctionArgs {
-    List { positional: Vec<Expr>, named: Vec<NamedArg> },
+    List {
+        positional: Vec<Expr>,
+        named: Vec<NamedArg>,
+    },
     /// A reduction: `sum(e for i in 1:n)`, `array(e for $i in 1:m)`.
     Comprehension(Box<Comprehension>),
 }

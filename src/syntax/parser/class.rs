@@ -92,7 +92,13 @@ impl<'s> Parser<'s> {
                     "type" => ClassKind::Type,
                     "package" => ClassKind::Package,
                     "function" => ClassKind::Function,
-                    _ => return Err(Err::Failure(PError::expected(self.skip(i)?, "a class kind (`model`, `class`, `function`, …)", false))),
+                    _ => {
+                        return Err(Err::Failure(PError::expected(
+                            self.skip(i)?,
+                            "a class kind (`model`, `class`, `function`, …)",
+                            false,
+                        )));
+                    }
                 };
                 Ok((self.kw(i, kind.keyword())?.0, kind))
             }
@@ -135,7 +141,11 @@ impl<'s> Parser<'s> {
         let (mut i, first) = self.elements(i)?;
         let mut parts = Vec::new();
         if !first.is_empty() {
-            parts.push(ClassPart::Elements { visibility: Visibility::Implicit, elements: first, span: Default::default() });
+            parts.push(ClassPart::Elements {
+                visibility: Visibility::Implicit,
+                elements: first,
+                span: Default::default(),
+            });
         }
         let (mut external, mut annotation) = (None, None);
         loop {
@@ -185,7 +195,10 @@ impl<'s> Parser<'s> {
         let (i, end_name) = self.name(i).map_err(cut)?;
         if end_name.text != name.text {
             let at = &self.src[end_name.span.start as usize..];
-            return Err(Err::Failure(PError::other(at, format!("`end {}` closes class `{}`", end_name.text, name.text))));
+            return Err(Err::Failure(PError::other(
+                at,
+                format!("`end {}` closes class `{}`", end_name.text, name.text),
+            )));
         }
         Ok((i, Composition { description, parts, external, annotation, end_name }))
     }
@@ -209,14 +222,26 @@ impl<'s> Parser<'s> {
                 Err(_) => (r, None, first),
             };
             let ExprKind::Call(c) = call.kind else {
-                return Err(Err::Failure(PError::expected(&self.src[call.span.start as usize..], "an external function call", false)));
+                return Err(Err::Failure(PError::expected(
+                    &self.src[call.span.start as usize..],
+                    "an external function call",
+                    false,
+                )));
             };
             let Call { function, args } = *c;
             let FunctionArgs::List { positional, named } = args else {
-                return Err(Err::Failure(PError::expected(&self.src[function.span.start as usize..], "external call arguments", false)));
+                return Err(Err::Failure(PError::expected(
+                    &self.src[function.span.start as usize..],
+                    "external call arguments",
+                    false,
+                )));
             };
             if !named.is_empty() {
-                return Err(Err::Failure(PError::expected(&self.src[named[0].name.span.start as usize..], "a positional argument", false)));
+                return Err(Err::Failure(PError::expected(
+                    &self.src[named[0].name.span.start as usize..],
+                    "a positional argument",
+                    false,
+                )));
             }
             (r, Some(ExternalCall { output, function, args: positional }))
         };

@@ -32,8 +32,18 @@ fn prefix_of(word: &str) -> Option<Prefix> {
 pub(crate) fn starts_class(word: &str) -> bool {
     matches!(
         word,
-        "class" | "model" | "block" | "connector" | "expandable" | "record" | "type" | "package" | "function"
-            | "impure" | "pure" | "operator"
+        "class"
+            | "model"
+            | "block"
+            | "connector"
+            | "expandable"
+            | "record"
+            | "type"
+            | "package"
+            | "function"
+            | "impure"
+            | "pure"
+            | "operator"
     )
 }
 
@@ -44,7 +54,10 @@ impl<'s> Parser<'s> {
         while let Some(p) = prefix_of(self.peek_word(i)?) {
             let (r, _) = self.kw(i, p.keyword())?;
             if !out.push(p) {
-                return Err(Err::Failure(PError::other(self.skip(i)?, format!("more than {} prefixes", Prefixes::CAPACITY))));
+                return Err(Err::Failure(PError::other(
+                    self.skip(i)?,
+                    format!("more than {} prefixes", Prefixes::CAPACITY),
+                )));
             }
             i = r;
         }
@@ -119,7 +132,10 @@ impl<'s> Parser<'s> {
             return Ok((i, TypeSpec::Enumeration { literals, colon, span }));
         }
         let (i, name) = self.name(i).map_err(|e| match e {
-            Err::Error(p) => Err::Failure(PError { kind: super::SyntaxErrorKind::Expected("a declaration or a section keyword".into()), ..p }),
+            Err::Error(p) => Err::Failure(PError {
+                kind: super::SyntaxErrorKind::Expected("a declaration or a section keyword".into()),
+                ..p
+            }),
             other => other,
         })?;
         Ok((i, TypeSpec::Name(name)))

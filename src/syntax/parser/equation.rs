@@ -13,8 +13,17 @@ use nom::Err;
 fn ends_list(word: &str) -> bool {
     matches!(
         word,
-        "end" | "else" | "elseif" | "elsewhen" | "equation" | "algorithm" | "initial" | "public" | "protected"
-            | "external" | "annotation"
+        "end"
+            | "else"
+            | "elseif"
+            | "elsewhen"
+            | "equation"
+            | "algorithm"
+            | "initial"
+            | "public"
+            | "protected"
+            | "external"
+            | "annotation"
     )
 }
 

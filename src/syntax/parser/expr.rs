@@ -129,9 +129,16 @@ impl<'s> Parser<'s> {
     fn relation(&self, i: &'s str) -> PResult<'s, H> {
         let (i, (a, ha)) = self.arith(i)?;
         let (i2, ()) = self.ws(i)?;
-        let op = [("<=", BinOp::Le), (">=", BinOp::Ge), ("==", BinOp::Eq), ("<>", BinOp::Ne), ("<", BinOp::Lt), (">", BinOp::Gt)]
-            .into_iter()
-            .find(|(s, _)| i2.starts_with(s));
+        let op = [
+            ("<=", BinOp::Le),
+            (">=", BinOp::Ge),
+            ("==", BinOp::Eq),
+            ("<>", BinOp::Ne),
+            ("<", BinOp::Lt),
+            (">", BinOp::Gt),
+        ]
+        .into_iter()
+        .find(|(s, _)| i2.starts_with(s));
         let Some((s, op)) = op else { return Ok((i, (a, ha))) };
         let (r, (b, hb)) = self.arith(&i2[s.len()..]).map_err(cut)?;
         let h = self.check_height(r, ha.max(hb) + 1)?;

@@ -16,14 +16,64 @@ use nom::Err;
 pub(crate) fn is_keyword(s: &str) -> bool {
     matches!(
         s,
-        "algorithm" | "and" | "annotation" | "block" | "break" | "class" | "connect" | "connector"
-            | "constant" | "constrainedby" | "der" | "discrete" | "each" | "else" | "elseif"
-            | "elsewhen" | "encapsulated" | "end" | "enumeration" | "equation" | "expandable"
-            | "extends" | "external" | "false" | "final" | "flow" | "for" | "function" | "if"
-            | "import" | "impure" | "in" | "initial" | "inner" | "input" | "loop" | "model"
-            | "not" | "operator" | "or" | "outer" | "output" | "package" | "parameter"
-            | "partial" | "protected" | "public" | "pure" | "record" | "redeclare"
-            | "replaceable" | "return" | "stream" | "then" | "true" | "type" | "when" | "while"
+        "algorithm"
+            | "and"
+            | "annotation"
+            | "block"
+            | "break"
+            | "class"
+            | "connect"
+            | "connector"
+            | "constant"
+            | "constrainedby"
+            | "der"
+            | "discrete"
+            | "each"
+            | "else"
+            | "elseif"
+            | "elsewhen"
+            | "encapsulated"
+            | "end"
+            | "enumeration"
+            | "equation"
+            | "expandable"
+            | "extends"
+            | "external"
+            | "false"
+            | "final"
+            | "flow"
+            | "for"
+            | "function"
+            | "if"
+            | "import"
+            | "impure"
+            | "in"
+            | "initial"
+            | "inner"
+            | "input"
+            | "loop"
+            | "model"
+            | "not"
+            | "operator"
+            | "or"
+            | "outer"
+            | "output"
+            | "package"
+            | "parameter"
+            | "partial"
+            | "protected"
+            | "public"
+            | "pure"
+            | "record"
+            | "redeclare"
+            | "replaceable"
+            | "return"
+            | "stream"
+            | "then"
+            | "true"
+            | "type"
+            | "when"
+            | "while"
             | "within"
     )
 }
@@ -165,7 +215,10 @@ impl<'s> Parser<'s> {
     pub(crate) fn name(&self, i: &'s str) -> PResult<'s, Ident> {
         let (i, ()) = self.ws(i)?;
         let start = self.pos(i);
-        let mut rest = i.strip_prefix('.').filter(|r| r.as_bytes().first().is_some_and(|&c| is_ident_start(c) || c == b'\'')).unwrap_or(i);
+        let mut rest = i
+            .strip_prefix('.')
+            .filter(|r| r.as_bytes().first().is_some_and(|&c| is_ident_start(c) || c == b'\''))
+            .unwrap_or(i);
         let (r, _) = self.ident_text(rest)?;
         rest = r;
         while let Some(r) = rest.strip_prefix('.') {

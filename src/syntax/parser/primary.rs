@@ -83,7 +83,10 @@ impl<'s> Parser<'s> {
                 i = r;
             }
             let (r, ()) = self.ws(i)?;
-            let Some(r) = r.strip_prefix('.').filter(|r| r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$' || c == '\'')) else {
+            let Some(r) = r
+                .strip_prefix('.')
+                .filter(|r| r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$' || c == '\''))
+            else {
                 break;
             };
             let (r, next) = self.name(r).map_err(cut)?;
@@ -283,7 +286,10 @@ impl<'s> Parser<'s> {
             let (r, (indices, hi)) = self.for_indices(r)?;
             let (r, _) = self.expect_sym(r, "}")?;
             let c = Comprehension { expr: first, indices };
-            return Ok((r, (Expr::new(ExprKind::ArrayComprehension(Box::new(c)), self.span_from(start, r)), h.max(hi) + 1)));
+            return Ok((
+                r,
+                (Expr::new(ExprKind::ArrayComprehension(Box::new(c)), self.span_from(start, r)), h.max(hi) + 1),
+            ));
         }
         let mut items = vec![first];
         while let Ok((r, _)) = self.sym(i, ",") {
