@@ -106,3 +106,17 @@ fn a_hundred_megabyte_file_parses() {
     });
     assert_eq!(count, 2);
 }
+
+#[test]
+fn a_chain_just_under_the_height_bound_round_trips_on_a_default_thread() {
+    let n = syntax::parser::MAX_HEIGHT as usize - 100;
+    let sum = vec!["a"; n].join(" + ");
+    let src = format!("model M\nequation\n  x = {sum};\nend M;\n");
+    let ast = syntax::parse(&src).expect("under the bound");
+    let printed = syntax::print(&ast);
+    assert_eq!(printed, src);
+    drop(ast);
+    let over = format!("model M\nequation\n  x = {};\nend M;\n", vec!["a"; n + 200].join(" + "));
+    let err = syntax::parse(&over).expect_err("over the bound");
+    assert!(matches!(err.kind, SyntaxErrorKind::TooDeep(_)), "{err:?}");
+}

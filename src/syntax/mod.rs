@@ -9,6 +9,7 @@ pub mod error;
 pub mod parser;
 pub mod printer;
 pub mod span;
+pub mod stack;
 pub mod visit;
 
 pub use error::{SyntaxError, SyntaxErrorKind};

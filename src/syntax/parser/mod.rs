@@ -111,8 +111,13 @@ impl<'s> Parser<'s> {
     }
 }
 
-/// Parses a whole file. `src` must be at most 4 GiB (spans are 32-bit).
+/// Parses a whole file. `src` must be at most 4 GiB (spans are 32-bit). Runs on a
+/// thread with a large stack (see [`crate::syntax::stack`]).
 pub fn parse(src: &str) -> Result<StoredDefinition, SyntaxError> {
+    crate::syntax::stack::with_stack(|| parse_here(src))
+}
+
+fn parse_here(src: &str) -> Result<StoredDefinition, SyntaxError> {
     if src.len() > u32::MAX as usize {
         return Err(SyntaxError { span: Span::DUMMY, kind: SyntaxErrorKind::Other("file larger than 4 GiB".into()) });
     }

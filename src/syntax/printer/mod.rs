@@ -10,8 +10,12 @@ pub use expr::{expr_to_string, write_call, write_cref, write_expr, write_subscri
 use crate::syntax::ast::*;
 use expr::{write_indices, write_list};
 
-/// Prints a whole file.
+/// Prints a whole file (on a thread with a large stack, see [`crate::syntax::stack`]).
 pub fn print(def: &StoredDefinition) -> String {
+    crate::syntax::stack::with_stack(|| print_here(def))
+}
+
+fn print_here(def: &StoredDefinition) -> String {
     let mut p = Printer { out: String::with_capacity(4096), indent: 0 };
     if let Some(h) = &def.base_header {
         p.out.push_str("//! ");
