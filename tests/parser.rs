@@ -85,6 +85,14 @@ fn printer_parenthesises_only_where_needed() {
     assert_eq!(expr_canon("if c then 1 elseif d then 2 else 3"), "if c then 1 elseif d then 2 else 3");
     assert_eq!(expr_canon("a - (-b)"), "a - (-b)");
     assert_eq!(expr_canon("(1:3)"), "1:3");
+    // Postfix subscripts keep the parentheses the parser needs (found by tests/robustness.rs).
+    assert_eq!(expr_canon("(a[2])[1]"), "(a[2])[1]");
+    assert_eq!(expr_canon("(a)[1]"), "(a)[1]");
+    assert_eq!(expr_canon("f + (i)[1]"), "f + (i)[1]");
+    assert_eq!(expr_canon("([1, 2])[1]"), "([1, 2])[1]");
+    assert_eq!(expr_canon("(f(x)[1])[2]"), "(f(x)[1])[2]");
+    assert_eq!(expr_canon("f(x)[1] + {1, 2}[i] + (i, j)[1]"), "f(x)[1] + {1, 2}[i] + (i, j)[1]");
+    assert!(!eq_tree("(a)[1]", "a[1]"), "a subscripted parenthesis is not a subscripted name");
 }
 
 #[test]
@@ -292,4 +300,29 @@ fn label_comment_is_the_last_block_comment() {
     let p = canon("model M\nequation\n  /* note */ /* e7: */ x = 1;\n  // e8:\n  y = 2;\nend M;\n");
     assert!(p.contains("/* e7: */ x = 1;"), "{p}");
     assert!(!p.contains("e8"), "a line comment is not a label: {p}");
+}
+
+#[test]
+fn node_sizes_stay_small() {
+    // The memory target (< 10x the input) rests on these; a change that grows them
+    // should be deliberate.
+    use std::mem::size_of;
+    assert_eq!(size_of::<Expr>(), 24);
+    assert_eq!(size_of::<Ident>(), 16);
+    assert!(size_of::<Equation>() <= 80, "{}", size_of::<Equation>());
+    assert!(size_of::<Call>() <= 56, "{}", size_of::<Call>());
+    assert!(size_of::<Declaration>() <= 112, "{}", size_of::<Declaration>());
+    println!(
+        "sizes: Expr {} Ident {} Equation {} Call {} Declaration {} Element {} ModArg {} Modification {} RefPart {} Subscript {}",
+        size_of::<Expr>(),
+        size_of::<Ident>(),
+        size_of::<Equation>(),
+        size_of::<Call>(),
+        size_of::<Declaration>(),
+        size_of::<Element>(),
+        size_of::<ModArg>(),
+        size_of::<Modification>(),
+        size_of::<RefPart>(),
+        size_of::<Subscript>()
+    );
 }

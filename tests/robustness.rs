@@ -579,6 +579,11 @@ fn extremes() -> Vec<(&'static str, String)> {
         ("100,000 semicolons", ";".repeat(BIG)),
         ("100,000 `end`", "end ".repeat(BIG)),
         ("100,000 nested models", format!("{}{}", "model M ".repeat(BIG), "end M; ".repeat(BIG))),
+        // Regressions found by the property test: postfix subscripts on a parenthesised
+        // reference must keep their parentheses when printed.
+        ("regression: (a[2])[1]", model("x = (a[2])[1];")),
+        ("regression: (a)[1]", model("x = (a)[1];")),
+        ("regression: f + (i)[1]", model("x = f + (i)[1];")),
     ]
 }
 

@@ -9,10 +9,17 @@
 //! is an [`ExprKind::Ref`] (the parser always picks the smaller form).
 
 use super::span::Span;
-use compact_str::CompactString;
 
-/// Identifier text, stored inline when short (≤ 24 bytes).
-pub type Text = CompactString;
+/// Identifier, literal and string text, interned process-wide (`ustr`): an 8-byte
+/// handle that derefs to `&str`; equal texts have equal handles. Flat models repeat
+/// long dotted names and description strings many times, so interning keeps the
+/// tree small (the front end's memory target is < 10x the input size).
+pub type Text = ustr::Ustr;
+
+/// Interns `s`.
+pub fn text(s: &str) -> Text {
+    ustr::ustr(s)
+}
 
 /// An identifier or a dotted name exactly as written: `x`, `$i1`, `'a.b'`,
 /// `Modelica.Math.sin`, `.Modelica.Blocks`.
@@ -355,7 +362,7 @@ impl Comment {
 /// A string literal; `raw` is the text between the quotes with escapes as written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StringLit {
-    pub raw: Box<str>,
+    pub raw: Text,
     pub span: Span,
 }
 
@@ -394,10 +401,8 @@ pub enum EquationKind {
     When {
         branches: Vec<(Expr, Vec<Equation>)>,
     },
-    Connect {
-        a: ComponentRef,
-        b: ComponentRef,
-    },
+    /// `connect(a, b)` (parsed so that later stages can refuse it by name).
+    Connect(Box<[ComponentRef; 2]>),
     /// A call used as an equation: `reinit(x, 0)`, `assert(c, "m")`, `terminate("m")`.
     Call(Box<Call>),
 }
@@ -468,7 +473,7 @@ pub enum ExprKind {
     /// An integer or real literal as written: `1`, `1.0`, `1e-06`.
     Number(Text),
     /// A string literal, the text between the quotes with escapes as written.
-    String(Box<str>),
+    String(Text),
     Bool(bool),
     /// A reference without subscripts: `x`, `a.b.c`, `'a.b'`.
     Name(Text),
@@ -482,14 +487,14 @@ pub enum ExprKind {
     If(Box<IfExpr>),
     /// `start : stop` or `start : step : stop`.
     Range(Box<RangeExpr>),
-    /// `{a, b}`
-    Array(Vec<Expr>),
+    /// `{a, b}` (boxed: keeps [`Expr`] at 24 bytes)
+    Array(Box<Vec<Expr>>),
     /// `[a, b; c, d]`
-    Matrix(Vec<Vec<Expr>>),
+    Matrix(Box<Vec<Vec<Expr>>>),
     /// `{e for i in r}`
     ArrayComprehension(Box<Comprehension>),
     /// `(a, , b)`: an output expression list (tuple targets and parenthesised lists).
-    Tuple(Vec<Option<Expr>>),
+    Tuple(Box<Vec<Option<Expr>>>),
     /// Subscripts on a primary that is not a reference: `f(x)[1]`, `({3, 4})[i]`.
     Subscripted(Box<Subscripted>),
 }
@@ -511,7 +516,7 @@ pub struct Call {
 pub enum FunctionArgs {
     List {
         positional: Vec<Expr>,
-        named: Vec<NamedArg>,
+        named: Box<[NamedArg]>,
     },
     /// A reduction: `sum(e for i in 1:n)`, `array(e for $i in 1:m)`.
     Comprehension(Box<Comprehension>),

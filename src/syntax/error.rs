@@ -31,11 +31,13 @@ impl SyntaxError {
         match &self.kind {
             SyntaxErrorKind::Expected(what) => format!("expected {what}, found {}", describe_found(src, self.span)),
             SyntaxErrorKind::Unterminated(what) => what.to_string(),
-            SyntaxErrorKind::TooDeep(what) => format!(
-                "{what} too deep: more than {} levels (or an expression taller than {}); split the expression",
-                super::parser::MAX_DEPTH,
+            SyntaxErrorKind::TooDeep("expression") => format!(
+                "expression too tall: more than {} nested operators (a chain such as `a + b + …` counts each term); split it",
                 super::parser::MAX_HEIGHT
             ),
+            SyntaxErrorKind::TooDeep(what) => {
+                format!("{what} too deep: more than {} levels", super::parser::MAX_DEPTH)
+            }
             SyntaxErrorKind::NotUtf8 => "the file is not valid UTF-8".to_string(),
             SyntaxErrorKind::Unsupported(what) => format!("unsupported construct {what}"),
             SyntaxErrorKind::Other(m) => m.clone(),

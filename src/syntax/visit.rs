@@ -211,10 +211,7 @@ fn equation(e: &mut Equation, f: F) {
                 body.iter_mut().for_each(|e| equation(e, f));
             }
         }
-        EquationKind::Connect { a, b } => {
-            cref(a, f);
-            cref(b, f);
-        }
+        EquationKind::Connect(ab) => ab.iter_mut().for_each(|r| cref(r, f)),
         EquationKind::Call(c) => call(c, f),
     }
     if let Some(c) = &mut e.comment {

@@ -70,7 +70,7 @@ impl<'s> Parser<'s> {
                 let (i, _) = self.expect_sym(i, ",")?;
                 let (i, b) = self.component_ref(i).map_err(cut)?;
                 let (i, _) = self.expect_sym(i, ")")?;
-                (i, EquationKind::Connect { a, b })
+                (i, EquationKind::Connect(Box::new([a, b])))
             }
             _ => {
                 let (i, lhs) = self.expr(i).map_err(cut)?;

@@ -92,8 +92,7 @@ impl<'s> Parser<'s> {
             let (r, next) = self.name(r).map_err(cut)?;
             let last = parts.last_mut().expect("non-empty");
             if last.subscripts.is_empty() {
-                last.ident.text.push('.');
-                last.ident.text.push_str(&next.text);
+                last.ident.text = text(&format!("{}.{}", last.ident.text, next.text));
                 last.ident.span = last.ident.span.to(next.span);
             } else {
                 parts.push(RefPart { ident: next, subscripts: Vec::new() });
@@ -172,7 +171,7 @@ impl<'s> Parser<'s> {
         let (mut i, _) = self.sym(i, "(")?;
         let (mut positional, mut named, mut h) = (Vec::new(), Vec::new(), 0);
         if let Ok((r, _)) = self.sym(i, ")") {
-            return Ok((r, (FunctionArgs::List { positional, named }, 0)));
+            return Ok((r, (FunctionArgs::List { positional, named: Box::default() }, 0)));
         }
         loop {
             if let Some((r, name)) = self.named_arg_start(i)? {
@@ -202,8 +201,7 @@ impl<'s> Parser<'s> {
         }
         let (i, _) = self.expect_sym(i, ")")?;
         positional.shrink_to_fit();
-        named.shrink_to_fit();
-        Ok((i, (FunctionArgs::List { positional, named }, h)))
+        Ok((i, (FunctionArgs::List { positional, named: named.into_boxed_slice() }, h)))
     }
 
     /// `name =` (not `==`) at the start of a named argument.
@@ -271,7 +269,7 @@ impl<'s> Parser<'s> {
             items.clear();
         }
         let span = self.span_from(open.start as usize, i);
-        Ok((i, (Expr::new(ExprKind::Tuple(items), span), h + 1)))
+        Ok((i, (Expr::new(ExprKind::Tuple(Box::new(items)), span), h + 1)))
     }
 
     /// `{a, b}`, `{}` or `{e for i in r}`.
@@ -279,7 +277,7 @@ impl<'s> Parser<'s> {
         let (i, open) = self.sym(i, "{")?;
         let start = open.start as usize;
         if let Ok((r, _)) = self.sym(i, "}") {
-            return Ok((r, (Expr::new(ExprKind::Array(Vec::new()), self.span_from(start, r)), 1)));
+            return Ok((r, (Expr::new(ExprKind::Array(Box::default()), self.span_from(start, r)), 1)));
         }
         let (mut i, (first, mut h)) = self.expr_h(i).map_err(cut)?;
         if let Ok((r, _)) = self.kw(i, "for") {
@@ -300,7 +298,7 @@ impl<'s> Parser<'s> {
         }
         let (i, _) = self.expect_sym(i, "}")?;
         items.shrink_to_fit();
-        Ok((i, (Expr::new(ExprKind::Array(items), self.span_from(start, i)), h + 1)))
+        Ok((i, (Expr::new(ExprKind::Array(Box::new(items)), self.span_from(start, i)), h + 1)))
     }
 
     /// `[a, b; c, d]`
@@ -327,7 +325,7 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, "]")?;
-        Ok((i, (Expr::new(ExprKind::Matrix(rows), self.span_from(open.start as usize, i)), h + 1)))
+        Ok((i, (Expr::new(ExprKind::Matrix(Box::new(rows)), self.span_from(open.start as usize, i)), h + 1)))
     }
 }
 

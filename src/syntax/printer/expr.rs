@@ -100,7 +100,19 @@ fn write_bare(out: &mut String, e: &Expr) {
             out.push('}');
         }
         ExprKind::Subscripted(x) => {
-            write_expr(out, &x.base, Prec::Primary);
+            // The parser takes postfix subscripts only after a call, `{…}` or `(…)`;
+            // any other base (`(a)[1]`, `(a[2])[1]`, `([1, 2])[1]`) keeps its parentheses.
+            let bare = matches!(
+                x.base.kind,
+                ExprKind::Call(_) | ExprKind::Array(_) | ExprKind::ArrayComprehension(_) | ExprKind::Tuple(_)
+            );
+            if !bare {
+                out.push('(');
+            }
+            write_expr(out, &x.base, Prec::If);
+            if !bare {
+                out.push(')');
+            }
             write_subscripts(out, &x.subscripts);
         }
         ExprKind::Tuple(items) => {

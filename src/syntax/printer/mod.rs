@@ -326,11 +326,11 @@ impl Printer {
             }
             EquationKind::For { indices, body } => self.for_block("for", indices, body, Printer::equation),
             EquationKind::When { branches } => self.when_block(branches, Printer::equation),
-            EquationKind::Connect { a, b } => {
+            EquationKind::Connect(ab) => {
                 self.out.push_str("connect(");
-                write_cref(&mut self.out, a);
+                write_cref(&mut self.out, &ab[0]);
                 self.out.push_str(", ");
-                write_cref(&mut self.out, b);
+                write_cref(&mut self.out, &ab[1]);
                 self.out.push(')');
             }
             EquationKind::Call(c) => write_call(&mut self.out, c),
