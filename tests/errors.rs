@@ -63,7 +63,7 @@ fn non_utf8_input_is_a_located_error() {
 fn empty_and_comment_only_files_are_rejected() {
     for src in ["", "   \n\n", "// nothing\n/* at all */\n", "within Lib;\n"] {
         let err = syntax::parse(src).expect_err("no class");
-        assert_eq!(err.kind, SyntaxErrorKind::Expected("a class definition".into()), "{src:?}");
+        assert_eq!(err.kind, SyntaxErrorKind::Expected(syntax::Expected::Thing("a class definition")), "{src:?}");
         let file = SourceFile::new("e.mo", src);
         assert!(err.render(&file).contains("found end of file"));
     }

@@ -185,7 +185,7 @@ pub enum ClassBody {
     /// `class A "d" … end A;`
     Long(Box<Composition>),
     /// `type T = input Real[3](unit = "m") "d";`
-    Short { prefixes: Prefixes, base: Ident, dims: Vec<Subscript>, modification: Option<ClassMod>, comment: Comment },
+    Short { prefixes: Prefixes, base: Ident, dims: Box<[Subscript]>, modification: Option<ClassMod>, comment: Comment },
     /// `type E = enumeration(a "d", b) "d";` (`literals` empty and `colon` set for `enumeration(:)`)
     Enumeration { literals: Vec<EnumLiteral>, colon: bool, comment: Comment },
     /// `function df = der(f, x, y) "d";`
@@ -201,7 +201,7 @@ pub struct EnumLiteral {
 /// The body of a long class definition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Composition {
-    pub description: Vec<StringLit>,
+    pub description: Box<[StringLit]>,
     pub parts: Vec<ClassPart>,
     pub external: Option<External>,
     /// The class annotation at the end of the composition.
@@ -279,8 +279,8 @@ pub struct Component {
     /// `input Real(unit = "rad/s")[3] w;` (not standard Modelica; kept as printed).
     pub type_mod: Option<Box<ClassMod>>,
     /// Dimensions written on the type: `Real[3] x`.
-    pub type_dims: Vec<Subscript>,
-    pub declarations: Vec<Declaration>,
+    pub type_dims: Box<[Subscript]>,
+    pub declarations: Box<[Declaration]>,
     pub span: Span,
 }
 
@@ -307,7 +307,7 @@ pub enum TypeSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Declaration {
     pub name: ComponentRef,
-    pub dims: Vec<Subscript>,
+    pub dims: Box<[Subscript]>,
     pub modification: Option<Box<Modification>>,
     pub condition: Option<Box<Expr>>,
     pub comment: Comment,
@@ -332,7 +332,7 @@ pub struct ModValue {
 /// `(each start = 0, final fixed = true, a(b = 1))`
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassMod {
-    pub args: Vec<ModArg>,
+    pub args: Box<[ModArg]>,
     pub span: Span,
 }
 
@@ -341,15 +341,15 @@ pub struct ModArg {
     pub each: bool,
     pub is_final: bool,
     pub name: Ident,
-    pub modification: Option<Box<Modification>>,
-    pub description: Vec<StringLit>,
+    pub modification: Option<Modification>,
+    pub description: Box<[StringLit]>,
     pub span: Span,
 }
 
 /// A description string (possibly `"a" + "b"`) and an annotation.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Comment {
-    pub strings: Vec<StringLit>,
+    pub strings: Box<[StringLit]>,
     pub annotation: Option<Box<ClassMod>>,
 }
 
@@ -445,14 +445,14 @@ pub enum StatementKind {
 /// Consecutive parts without subscripts are merged into one dotted identifier.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ComponentRef {
-    pub parts: Vec<RefPart>,
+    pub parts: Box<[RefPart]>,
     pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RefPart {
     pub ident: Ident,
-    pub subscripts: Vec<Subscript>,
+    pub subscripts: Box<[Subscript]>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -502,7 +502,7 @@ pub enum ExprKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Subscripted {
     pub base: Expr,
-    pub subscripts: Vec<Subscript>,
+    pub subscripts: Box<[Subscript]>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -515,7 +515,7 @@ pub struct Call {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FunctionArgs {
     List {
-        positional: Vec<Expr>,
+        positional: Box<[Expr]>,
         named: Box<[NamedArg]>,
     },
     /// A reduction: `sum(e for i in 1:n)`, `array(e for $i in 1:m)`.

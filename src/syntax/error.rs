@@ -9,13 +9,30 @@ use codespan_reporting::term::{self, Config};
 #[derive(Debug, Clone, PartialEq)]
 pub enum SyntaxErrorKind {
     /// `expected …` (what was found is read off the source when rendering).
-    Expected(String),
+    Expected(Expected),
     Unterminated(&'static str),
     TooDeep(&'static str),
     NotUtf8,
     /// A construct the parser reads but mdae-rimis refuses, named.
     Unsupported(&'static str),
     Other(String),
+}
+
+/// What the parser expected: a token (printed in backquotes) or a description.
+/// Static text, so that failing alternatives allocate nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    Token(&'static str),
+    Thing(&'static str),
+}
+
+impl std::fmt::Display for Expected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expected::Token(t) => write!(f, "`{t}`"),
+            Expected::Thing(t) => f.write_str(t),
+        }
+    }
 }
 
 /// One located syntax error.

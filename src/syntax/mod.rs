@@ -12,7 +12,7 @@ pub mod span;
 pub mod stack;
 pub mod visit;
 
-pub use error::{SyntaxError, SyntaxErrorKind};
+pub use error::{Expected, SyntaxError, SyntaxErrorKind};
 pub use parser::parse;
 pub use printer::print;
 pub use span::{SourceFile, Span};

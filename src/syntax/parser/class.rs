@@ -129,7 +129,7 @@ impl<'s> Parser<'s> {
         }
         let (i, prefixes) = self.prefixes(i)?;
         let (i, base) = self.name(i).map_err(cut)?;
-        let (i, dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Vec::new()) };
+        let (i, dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Box::default()) };
         let (i, modification) = self.opt_class_mod(i)?;
         let (i, comment) = self.comment(i)?;
         Ok((i, ClassBody::Short { prefixes, base, dims, modification, comment }))
@@ -243,7 +243,7 @@ impl<'s> Parser<'s> {
                     false,
                 )));
             }
-            (r, Some(ExternalCall { output, function, args: positional }))
+            (r, Some(ExternalCall { output, function, args: positional.into_vec() }))
         };
         let (i, annotation) = self.opt_annotation(i)?;
         let span = self.span_from(start.start as usize, i);

@@ -111,7 +111,7 @@ impl<'s> Parser<'s> {
         let (i, type_spec) = self.type_spec(i)?;
         let (i, type_mod) = self.opt_class_mod(i)?;
         let type_mod = type_mod.map(Box::new);
-        let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Vec::new()) };
+        let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Box::default()) };
         let (mut i, first) = self.declaration(i)?;
         let mut declarations = vec![first];
         while let Ok((r, _)) = self.sym(i, ",") {
@@ -119,7 +119,7 @@ impl<'s> Parser<'s> {
             declarations.push(d);
             i = r;
         }
-        declarations.shrink_to_fit();
+        let declarations = declarations.into_boxed_slice();
         let span = self.span_from(start, i);
         Ok((i, Element::Component(Component { prefixes, type_spec, type_mod, type_dims, declarations, span })))
     }
@@ -133,7 +133,7 @@ impl<'s> Parser<'s> {
         }
         let (i, name) = self.name(i).map_err(|e| match e {
             Err::Error(p) => Err::Failure(PError {
-                kind: super::SyntaxErrorKind::Expected("a declaration or a section keyword".into()),
+                kind: super::SyntaxErrorKind::Expected(super::Expected::Thing("a declaration or a section keyword")),
                 ..p
             }),
             other => other,
@@ -245,7 +245,7 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, ")")?;
-        args.shrink_to_fit();
+        let args = args.into_boxed_slice();
         Ok((i, ClassMod { args, span: self.span_from(open.start as usize, i) }))
     }
 
@@ -263,7 +263,6 @@ impl<'s> Parser<'s> {
         };
         let (i, name) = self.name(i).map_err(cut)?;
         let (i, modification) = self.opt_modification(i)?;
-        let modification = modification.map(Box::new);
         let (i, description) = self.string_comment(i)?;
         Ok((i, ModArg { each, is_final, name, modification, description, span: self.span_from(start, i) }))
     }

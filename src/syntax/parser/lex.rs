@@ -280,14 +280,14 @@ impl<'s> Parser<'s> {
     }
 
     /// `"a" + "b" + …` — a description string.
-    pub(crate) fn string_comment(&self, mut i: &'s str) -> PResult<'s, Vec<StringLit>> {
+    pub(crate) fn string_comment(&self, mut i: &'s str) -> PResult<'s, Box<[StringLit]>> {
         let mut out = Vec::new();
         match self.string(i) {
             Ok((r, s)) => {
                 out.push(s);
                 i = r;
             }
-            Err(Err::Error(_)) => return Ok((i, out)),
+            Err(Err::Error(_)) => return Ok((i, Box::default())),
             Err(e) => return Err(e),
         }
         while let Ok((r, _)) = self.sym(i, "+") {
@@ -295,7 +295,7 @@ impl<'s> Parser<'s> {
             out.push(s);
             i = r;
         }
-        Ok((i, out))
+        Ok((i, out.into_boxed_slice()))
     }
 }
 

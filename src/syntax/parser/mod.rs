@@ -17,7 +17,7 @@ mod primary;
 pub(crate) use lex::is_keyword;
 
 use super::ast::StoredDefinition;
-use super::error::{SyntaxError, SyntaxErrorKind};
+use super::error::{Expected, SyntaxError, SyntaxErrorKind};
 use super::span::Span;
 use nom::Err;
 use std::cell::Cell;
@@ -40,7 +40,7 @@ pub(crate) struct PError {
 impl PError {
     pub(crate) fn expected(i: &str, what: &'static str, token: bool) -> PError {
         let what = if token { Expected::Token(what) } else { Expected::Thing(what) };
-        PError { remaining: i.len(), kind: SyntaxErrorKind::Expected(what.describe()) }
+        PError { remaining: i.len(), kind: SyntaxErrorKind::Expected(what) }
     }
     pub(crate) fn unterminated(i: &str, what: &'static str) -> PError {
         PError { remaining: i.len(), kind: SyntaxErrorKind::Unterminated(what) }
@@ -53,23 +53,9 @@ impl PError {
     }
 }
 
-enum Expected {
-    Token(&'static str),
-    Thing(&'static str),
-}
-
-impl Expected {
-    fn describe(self) -> String {
-        match self {
-            Expected::Token(t) => format!("`{t}`"),
-            Expected::Thing(t) => t.to_string(),
-        }
-    }
-}
-
 impl<'s> nom::error::ParseError<&'s str> for PError {
     fn from_error_kind(input: &'s str, _kind: nom::error::ErrorKind) -> Self {
-        PError { remaining: input.len(), kind: SyntaxErrorKind::Expected("valid syntax".into()) }
+        PError { remaining: input.len(), kind: SyntaxErrorKind::Expected(Expected::Thing("valid syntax")) }
     }
     fn append(_input: &'s str, _kind: nom::error::ErrorKind, other: Self) -> Self {
         other

@@ -74,7 +74,7 @@ impl<'s> Parser<'s> {
     pub(crate) fn component_ref_h(&self, i: &'s str) -> PResult<'s, (ComponentRef, u32)> {
         let mut h = 0;
         let (mut i, first) = self.name(i)?;
-        let mut parts = vec![RefPart { ident: first, subscripts: Vec::new() }];
+        let mut parts = vec![RefPart { ident: first, subscripts: Box::default() }];
         loop {
             if self.at_sym(i, "[")? {
                 let (r, (subs, hs)) = self.subscripts_h(i)?;
@@ -95,13 +95,13 @@ impl<'s> Parser<'s> {
                 last.ident.text = text(&format!("{}.{}", last.ident.text, next.text));
                 last.ident.span = last.ident.span.to(next.span);
             } else {
-                parts.push(RefPart { ident: next, subscripts: Vec::new() });
+                parts.push(RefPart { ident: next, subscripts: Box::default() });
             }
             i = r;
         }
         parts.shrink_to_fit();
         let span = parts[0].ident.span.to(self.last_end(&parts));
-        Ok((i, (ComponentRef { parts, span }, h)))
+        Ok((i, (ComponentRef { parts: parts.into_boxed_slice(), span }, h)))
     }
 
     fn last_end(&self, parts: &[RefPart]) -> Span {
@@ -114,13 +114,13 @@ impl<'s> Parser<'s> {
     }
 
     /// `[s1, s2, …]` where each is `:` or an expression.
-    pub(crate) fn subscripts(&self, i: &'s str) -> PResult<'s, Vec<Subscript>> {
+    pub(crate) fn subscripts(&self, i: &'s str) -> PResult<'s, Box<[Subscript]>> {
         let (i, (subs, _)) = self.subscripts_h(i)?;
         Ok((i, subs))
     }
 
     /// Subscripts and the height of the tallest.
-    pub(crate) fn subscripts_h(&self, i: &'s str) -> PResult<'s, (Vec<Subscript>, u32)> {
+    pub(crate) fn subscripts_h(&self, i: &'s str) -> PResult<'s, (Box<[Subscript]>, u32)> {
         let mut h = 0;
         let (mut i, _) = self.sym(i, "[")?;
         let mut subs = Vec::new();
@@ -143,8 +143,7 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, "]")?;
-        subs.shrink_to_fit();
-        Ok((i, (subs, h)))
+        Ok((i, (subs.into_boxed_slice(), h)))
     }
 
     /// The argument list of a call, after its name.
@@ -171,7 +170,7 @@ impl<'s> Parser<'s> {
         let (mut i, _) = self.sym(i, "(")?;
         let (mut positional, mut named, mut h) = (Vec::new(), Vec::new(), 0);
         if let Ok((r, _)) = self.sym(i, ")") {
-            return Ok((r, (FunctionArgs::List { positional, named: Box::default() }, 0)));
+            return Ok((r, (FunctionArgs::List { positional: Box::default(), named: Box::default() }, 0)));
         }
         loop {
             if let Some((r, name)) = self.named_arg_start(i)? {
@@ -200,7 +199,7 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, ")")?;
-        positional.shrink_to_fit();
+        let positional = positional.into_boxed_slice();
         Ok((i, (FunctionArgs::List { positional, named: named.into_boxed_slice() }, h)))
     }
 
