@@ -301,7 +301,7 @@ pub fn generate(equations: usize) -> String {
             0 => s.push_str(&format!("  der(x{i}) = -k{i} * x{i} + sin(time) * y{i};\n")),
             1 => s.push_str(&format!("  y{i} = if x{i} > 0.0 then x{i} ^ 2.0 else -x{i};\n")),
             2 => s.push_str(&format!("  0.0 = a{i}.b.c - 2.0 * (x{next} - x{i}) / (1.0 + abs(x{prev}));\n")),
-            _ if i % 25 == 0 => {
+            _ if i.is_multiple_of(25) => {
                 s.push_str(&format!("  when sample(0.0, 0.1) then\n    z{i} = pre(z{i}) + 0.1 * x{i};\n  end when;\n"))
             }
             _ => s.push_str(&format!(

@@ -575,7 +575,7 @@ fn extremes() -> Vec<(&'static str, String)> {
         ("empty input", String::new()),
         ("only whitespace", " \n\t\r\n ".repeat(1000)),
         ("only a comment", "// c".into()),
-        ("100,000 nested comment openers", format!("{}", "/*".repeat(BIG))),
+        ("100,000 nested comment openers", "/*".repeat(BIG).to_string()),
         ("100,000 semicolons", ";".repeat(BIG)),
         ("100,000 `end`", "end ".repeat(BIG)),
         ("100,000 nested models", format!("{}{}", "model M ".repeat(BIG), "end M; ".repeat(BIG))),

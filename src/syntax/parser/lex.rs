@@ -155,11 +155,12 @@ impl<'s> Parser<'s> {
     /// The punctuation `p` (`;`, `(`, `:=` …).
     pub(crate) fn sym(&self, i: &'s str, p: &'static str) -> PResult<'s, Span> {
         let (i, ()) = self.ws(i)?;
-        if i.starts_with(p) {
-            let start = self.pos(i);
-            Ok((&i[p.len()..], Span::new(start, start + p.len())))
-        } else {
-            Err(Err::Error(PError::expected(i, p, true)))
+        match i.strip_prefix(p) {
+            Some(rest) => {
+                let start = self.pos(i);
+                Ok((rest, Span::new(start, start + p.len())))
+            }
+            None => Err(Err::Error(PError::expected(i, p, true))),
         }
     }
 

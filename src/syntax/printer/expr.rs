@@ -73,10 +73,10 @@ fn write_bare(out: &mut String, e: &Expr) {
         ExprKind::Range(r) => {
             write_expr(out, &r.start, Prec::Or);
             if let Some(s) = &r.step {
-                out.push_str(":");
+                out.push(':');
                 write_expr(out, s, Prec::Or);
             }
-            out.push_str(":");
+            out.push(':');
             write_expr(out, &r.stop, Prec::Or);
         }
         ExprKind::Array(items) => {
