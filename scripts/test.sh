@@ -15,4 +15,13 @@ echo "== rumoca $(.venv/bin/python -c 'import importlib.metadata as m; print(m.v
 # The suite runs optimised (corpus, 100 MB input) with overflow checks and debug
 # assertions on (profile `ci` in Cargo.toml). --show-output prints the measured
 # counts (corpus N/N, property-test cases) of passing tests.
-cargo test --profile ci -- --show-output
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test --profile ci -- --show-output 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing line with the totals over every test binary.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?$/) p += $i; if ($(i+1) ~ /^failed;?$/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"

@@ -112,13 +112,7 @@ impl<'s> Parser<'s> {
         let (i, type_mod) = self.opt_class_mod(i)?;
         let type_mod = type_mod.map(Box::new);
         let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Box::default()) };
-        let (mut i, first) = self.declaration(i)?;
-        let mut declarations = vec![first];
-        while let Ok((r, _)) = self.sym(i, ",") {
-            let (r, d) = self.declaration(r)?;
-            declarations.push(d);
-            i = r;
-        }
+        let (i, declarations) = self.comma_list(i, |i| self.declaration(i))?;
         let declarations = declarations.into_boxed_slice();
         let span = self.span_from(start, i);
         Ok((i, Element::Component(Component { prefixes, type_spec, type_mod, type_dims, declarations, span })))
@@ -148,22 +142,15 @@ impl<'s> Parser<'s> {
             let (r, _) = self.expect_sym(r, ")")?;
             return Ok((r, (Vec::new(), true)));
         }
-        let mut literals = Vec::new();
-        let mut i = i;
-        if !self.at_sym(i, ")")? {
-            loop {
-                let (r, name) = self.ident(i).map_err(cut)?;
-                let (r, comment) = self.comment(r)?;
-                literals.push(EnumLiteral { name, comment });
-                match self.sym(r, ",") {
-                    Ok((r, _)) => i = r,
-                    Err(_) => {
-                        i = r;
-                        break;
-                    }
-                }
-            }
-        }
+        let (i, literals) = if self.at_sym(i, ")")? {
+            (i, Vec::new())
+        } else {
+            self.comma_list(i, |i| {
+                let (i, name) = self.ident(i).map_err(cut)?;
+                let (i, comment) = self.comment(i)?;
+                Ok((i, EnumLiteral { name, comment }))
+            })?
+        };
         let (i, _) = self.expect_sym(i, ")")?;
         Ok((i, (literals, false)))
     }
@@ -229,21 +216,7 @@ impl<'s> Parser<'s> {
     pub(crate) fn class_mod(&self, i: &'s str) -> PResult<'s, ClassMod> {
         let (i, open) = self.sym(i, "(")?;
         let _g = self.enter(i)?;
-        let mut args = Vec::new();
-        let mut i = i;
-        if !self.at_sym(i, ")")? {
-            loop {
-                let (r, a) = self.mod_arg(i)?;
-                args.push(a);
-                match self.sym(r, ",") {
-                    Ok((r, _)) => i = r,
-                    Err(_) => {
-                        i = r;
-                        break;
-                    }
-                }
-            }
-        }
+        let (i, args) = if self.at_sym(i, ")")? { (i, Vec::new()) } else { self.comma_list(i, |i| self.mod_arg(i))? };
         let (i, _) = self.expect_sym(i, ")")?;
         let args = args.into_boxed_slice();
         Ok((i, ClassMod { args, span: self.span_from(open.start as usize, i) }))

@@ -29,7 +29,12 @@ fn ends_list(word: &str) -> bool {
 
 impl<'s> Parser<'s> {
     /// Equations up to a word that ends the list (not consumed).
-    pub(crate) fn equations(&self, mut i: &'s str) -> PResult<'s, Vec<Equation>> {
+    pub(crate) fn equations(&self, i: &'s str) -> PResult<'s, Vec<Equation>> {
+        self.section_items(i, Parser::equation)
+    }
+
+    /// Items parsed by `item` until a word that ends the list (not consumed) or the end.
+    fn section_items<T>(&self, mut i: &'s str, item: fn(&Self, &'s str) -> PResult<'s, T>) -> PResult<'s, Vec<T>> {
         let mut out = Vec::new();
         loop {
             let w = self.peek_word(i)?;
@@ -38,8 +43,8 @@ impl<'s> Parser<'s> {
                 out.shrink_to_fit();
                 return Ok((i, out));
             }
-            let (r, eq) = self.equation(i)?;
-            out.push(eq);
+            let (r, x) = item(self, i)?;
+            out.push(x);
             i = r;
         }
     }
@@ -72,25 +77,37 @@ impl<'s> Parser<'s> {
                 let (i, _) = self.expect_sym(i, ")")?;
                 (i, EquationKind::Connect(Box::new([a, b])))
             }
-            _ => {
-                let (i, lhs) = self.expr(i).map_err(cut)?;
-                match self.sym(i, "=") {
-                    Ok((i, _)) => {
-                        let (i, rhs) = self.expr(i).map_err(cut)?;
-                        (i, EquationKind::Simple { lhs, rhs })
-                    }
-                    Err(_) => match lhs.kind {
-                        ExprKind::Call(call) => (i, EquationKind::Call(call)),
-                        _ => return Err(Err::Failure(PError::expected(self.skip(i)?, "`=`", false))),
-                    },
-                }
-            }
+            _ => match self.binding_or_call(i, "=")? {
+                (i, Ok((lhs, rhs))) => (i, EquationKind::Simple { lhs, rhs }),
+                (i, Err(call)) => (i, EquationKind::Call(call)),
+            },
         };
+        let (i, (comment, span)) = self.item_end(i, start)?;
+        Ok((i, Equation { label: label.map(Box::new), kind, comment, span }))
+    }
+
+    /// `lhs <op> rhs` (`=` in equations, `:=` in algorithms), or a lone call.
+    fn binding_or_call(&self, i: &'s str, op: &'static str) -> PResult<'s, Result<(Expr, Expr), Box<Call>>> {
+        let (i, lhs) = self.expr(i).map_err(cut)?;
+        match self.sym(i, op) {
+            Ok((i, _)) => {
+                let (i, rhs) = self.expr(i).map_err(cut)?;
+                Ok((i, Ok((lhs, rhs))))
+            }
+            Err(_) => match lhs.kind {
+                ExprKind::Call(call) => Ok((i, Err(call))),
+                _ => Err(Err::Failure(PError::expected(self.skip(i)?, op, true))),
+            },
+        }
+    }
+
+    /// The description/annotation and `;` ending an equation or statement that began
+    /// at `start`: the comment (if any) and the item's span (without the `;`).
+    fn item_end(&self, i: &'s str, start: usize) -> PResult<'s, (Option<Box<Comment>>, Span)> {
         let (i, comment) = self.comment(i)?;
         let span = self.span_from(start, i);
         let (i, _) = self.expect_sym(i, ";")?;
-        let comment = (!comment.is_empty()).then(|| Box::new(comment));
-        Ok((i, Equation { label: label.map(Box::new), kind, comment, span }))
+        Ok((i, ((!comment.is_empty()).then(|| Box::new(comment)), span)))
     }
 
     /// The input after trivia (to place an error on the next token).
@@ -132,21 +149,7 @@ impl<'s> Parser<'s> {
         i: &'s str,
         body: fn(&Self, &'s str) -> PResult<'s, Vec<T>>,
     ) -> PResult<'s, (Vec<(Expr, Vec<T>)>, Option<Vec<T>>)> {
-        let (mut i, _) = self.kw(i, "if")?;
-        let mut branches = Vec::new();
-        loop {
-            let (r, cond) = self.expr(i).map_err(cut)?;
-            let (r, _) = self.expect_kw(r, "then")?;
-            let (r, items) = body(self, r)?;
-            branches.push((cond, items));
-            match self.kw(r, "elseif") {
-                Ok((r, _)) => i = r,
-                Err(_) => {
-                    i = r;
-                    break;
-                }
-            }
-        }
+        let (i, branches) = self.guarded_branches(i, "if", "elseif", body)?;
         let (i, else_branch) = match self.kw(i, "else") {
             Ok((r, _)) => {
                 let (r, items) = body(self, r)?;
@@ -158,6 +161,29 @@ impl<'s> Parser<'s> {
         Ok((i, (branches, else_branch)))
     }
 
+    /// `first c then … {next c then …}`: the guarded branches of if and when.
+    #[allow(clippy::type_complexity)]
+    fn guarded_branches<T>(
+        &self,
+        i: &'s str,
+        first: &'static str,
+        next: &'static str,
+        body: fn(&Self, &'s str) -> PResult<'s, Vec<T>>,
+    ) -> PResult<'s, Vec<(Expr, Vec<T>)>> {
+        let (mut i, _) = self.kw(i, first)?;
+        let mut branches = Vec::new();
+        loop {
+            let (r, cond) = self.expr(i).map_err(cut)?;
+            let (r, _) = self.expect_kw(r, "then")?;
+            let (r, items) = body(self, r)?;
+            branches.push((cond, items));
+            match self.kw(r, next) {
+                Ok((r, _)) => i = r,
+                Err(_) => return Ok((r, branches)),
+            }
+        }
+    }
+
     /// `when c then … {elsewhen c then …} end when`
     #[allow(clippy::type_complexity)]
     fn when_branches<T>(
@@ -165,21 +191,7 @@ impl<'s> Parser<'s> {
         i: &'s str,
         body: fn(&Self, &'s str) -> PResult<'s, Vec<T>>,
     ) -> PResult<'s, Vec<(Expr, Vec<T>)>> {
-        let (mut i, _) = self.kw(i, "when")?;
-        let mut branches = Vec::new();
-        loop {
-            let (r, cond) = self.expr(i).map_err(cut)?;
-            let (r, _) = self.expect_kw(r, "then")?;
-            let (r, items) = body(self, r)?;
-            branches.push((cond, items));
-            match self.kw(r, "elsewhen") {
-                Ok((r, _)) => i = r,
-                Err(_) => {
-                    i = r;
-                    break;
-                }
-            }
-        }
+        let (i, branches) = self.guarded_branches(i, "when", "elsewhen", body)?;
         let (i, _) = self.end_of(i, "when")?;
         Ok((i, branches))
     }
@@ -192,19 +204,8 @@ impl<'s> Parser<'s> {
     }
 
     /// Statements up to a word that ends the list (not consumed).
-    pub(crate) fn statements(&self, mut i: &'s str) -> PResult<'s, Vec<Statement>> {
-        let mut out = Vec::new();
-        loop {
-            let w = self.peek_word(i)?;
-            let (r, ()) = self.ws(i)?;
-            if ends_list(w) || r.is_empty() {
-                out.shrink_to_fit();
-                return Ok((i, out));
-            }
-            let (r, st) = self.statement(i)?;
-            out.push(st);
-            i = r;
-        }
+    pub(crate) fn statements(&self, i: &'s str) -> PResult<'s, Vec<Statement>> {
+        self.section_items(i, Parser::statement)
     }
 
     pub(crate) fn statement(&self, i: &'s str) -> PResult<'s, Statement> {
@@ -238,24 +239,12 @@ impl<'s> Parser<'s> {
             }
             "return" => (self.kw(i, "return")?.0, StatementKind::Return),
             "break" => (self.kw(i, "break")?.0, StatementKind::Break),
-            _ => {
-                let (i, target) = self.expr(i).map_err(cut)?;
-                match self.sym(i, ":=") {
-                    Ok((i, _)) => {
-                        let (i, value) = self.expr(i).map_err(cut)?;
-                        (i, StatementKind::Assign { target, value })
-                    }
-                    Err(_) => match target.kind {
-                        ExprKind::Call(call) => (i, StatementKind::Call(call)),
-                        _ => return Err(Err::Failure(PError::expected(self.skip(i)?, "`:=`", false))),
-                    },
-                }
-            }
+            _ => match self.binding_or_call(i, ":=")? {
+                (i, Ok((target, value))) => (i, StatementKind::Assign { target, value }),
+                (i, Err(call)) => (i, StatementKind::Call(call)),
+            },
         };
-        let (i, comment) = self.comment(i)?;
-        let span = self.span_from(start, i);
-        let (i, _) = self.expect_sym(i, ";")?;
-        let comment = (!comment.is_empty()).then(|| Box::new(comment));
+        let (i, (comment, span)) = self.item_end(i, start)?;
         Ok((i, Statement { kind, comment, span }))
     }
 }

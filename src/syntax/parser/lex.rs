@@ -300,6 +300,15 @@ impl<'s> Parser<'s> {
     }
 }
 
+impl<'s> Parser<'s> {
+    /// `item {, item}` (nom's `separated_list1`): a missing comma ends the list, a
+    /// malformed item is an error.
+    pub(crate) fn comma_list<T>(&self, i: &'s str, item: impl Fn(&'s str) -> PResult<'s, T>) -> PResult<'s, Vec<T>> {
+        use nom::Parser as _;
+        nom::multi::separated_list1(|i| self.sym(i, ","), item).parse(i)
+    }
+}
+
 /// Turns a recoverable error into a failure: the production is committed.
 pub(crate) fn cut(e: Err<PError>) -> Err<PError> {
     match e {
