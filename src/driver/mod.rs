@@ -9,7 +9,6 @@ pub use cli::{Cli, Emit};
 
 use crate::syntax::{self, SourceFile, Span, SyntaxError, SyntaxErrorKind};
 use std::io::Read;
-use std::path::PathBuf;
 
 /// Everything that stops a run, with its exit code.
 #[derive(Debug, thiserror::Error)]
@@ -98,9 +97,4 @@ pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
         Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
         Err(e) => panic!("cannot start the worker thread: {e}"),
     }
-}
-
-/// For tests and tools: a path as the CLI would report it.
-pub fn display_path(p: &std::path::Path) -> String {
-    PathBuf::from(p).display().to_string()
 }
