@@ -4,7 +4,7 @@
 
 mod common;
 
-use mdae_rimis::syntax::{self, visit};
+use mdae_rimis::syntax;
 use std::path::{Path, PathBuf};
 
 fn corpus_files(dir: &str) -> Option<Vec<PathBuf>> {
@@ -18,27 +18,14 @@ fn corpus_files(dir: &str) -> Option<Vec<PathBuf>> {
     Some(files)
 }
 
-/// Returns the failures as "file: reason" lines.
+/// Parses one file, checks its tree (see `common::check_tree`) and that nothing in
+/// it is refused.
 fn check_file(path: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("read: {e}"))?;
     let file = syntax::SourceFile::new(path.display().to_string(), text);
-    let mut ast = syntax::parse(&file.text).map_err(|e| format!("parse: {}", e.short(&file)))?;
-    common::check_spans(&mut ast, file.text.len())?;
+    let ast = syntax::parse(&file.text).map_err(|e| format!("parse: {}", e.short(&file)))?;
     syntax::check::refuse_unsupported(&ast).map_err(|e| format!("refused: {}", e.short(&file)))?;
-    let printed = syntax::print(&ast);
-    let mut again = syntax::parse(&printed).map_err(|e| {
-        let pf = syntax::SourceFile::new("<printed>", printed.clone());
-        format!("reparse: {}", e.short(&pf))
-    })?;
-    if syntax::print(&again) != printed {
-        return Err("printer is not a fixpoint".into());
-    }
-    visit::erase_spans(&mut ast);
-    visit::erase_spans(&mut again);
-    if ast != again {
-        return Err("parse(print(ast)) != ast".into());
-    }
-    Ok(())
+    common::check_tree(ast, &file.text).map(drop)
 }
 
 /// Files whose text is not Modelica: omc prints some internal forms that the

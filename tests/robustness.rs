@@ -19,7 +19,7 @@
 mod common;
 
 use mdae_rimis::driver::{self, DriverError};
-use mdae_rimis::syntax::{self, SourceFile, SyntaxError, SyntaxErrorKind, visit};
+use mdae_rimis::syntax::{self, SourceFile, SyntaxError, SyntaxErrorKind};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
@@ -380,34 +380,13 @@ fn check_located(file: &SourceFile, error: &SyntaxError, input_len: usize) -> Re
     Ok(())
 }
 
-/// Parses a decoded file; on success checks spans and the print/re-parse round trip.
+/// Parses a decoded file; on success checks the tree (`common::check_tree`: spans,
+/// print/re-parse round trip, fixpoint), on failure that the error is located.
 fn check_text(file: &SourceFile) -> Result<Outcome, String> {
-    let len = file.text.len();
     match syntax::parse(&file.text) {
-        Ok(mut ast) => {
-            common::check_spans(&mut ast, len)?;
-            let printed = syntax::print(&ast);
-            let mut again = syntax::parse(&printed).map_err(|e| {
-                let pf = SourceFile::new("<printed>", printed.clone());
-                format!("re-parse of the printed form failed: {}\n--- printed ---\n{}", e.render(&pf), clip(&printed))
-            })?;
-            let reprinted = syntax::print(&again);
-            if reprinted != printed {
-                return Err(format!(
-                    "printer is not a fixpoint\n--- print ---\n{}\n--- print(parse(print)) ---\n{}",
-                    clip(&printed),
-                    clip(&reprinted)
-                ));
-            }
-            visit::erase_spans(&mut ast);
-            visit::erase_spans(&mut again);
-            if ast != again {
-                return Err(format!("parse(print(ast)) != ast modulo spans\n--- printed ---\n{}", clip(&printed)));
-            }
-            Ok(Outcome::Parsed)
-        }
+        Ok(ast) => common::check_tree(ast, &file.text).map(|_| Outcome::Parsed),
         Err(e) => {
-            check_located(file, &e, len)?;
+            check_located(file, &e, file.text.len())?;
             Ok(Outcome::SyntaxError)
         }
     }
@@ -429,21 +408,10 @@ fn check_bytes(bytes: Vec<u8>) -> Result<Outcome, String> {
     }
 }
 
-fn clip(s: &str) -> String {
-    if s.len() <= 2000 {
-        return s.to_string();
-    }
-    let mut end = 2000;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{} … ({} bytes in all)", &s[..end], s.len())
-}
-
 /// The input as an escaped string, for failure reports.
 fn show(bytes: &[u8]) -> String {
     let s: String = bytes.iter().flat_map(|&b| std::ascii::escape_default(b)).map(char::from).collect();
-    clip(&s)
+    common::clip(&s)
 }
 
 static CASES: AtomicUsize = AtomicUsize::new(0);
@@ -604,10 +572,10 @@ fn extreme_inputs_give_a_parse_or_a_located_error() {
         });
         let dt = t0.elapsed();
         match outcome {
-            Ok(o) => println!("extreme: {what} ({n} bytes): {o:?} in {dt:.2?}: {}", clip(&summary)),
+            Ok(o) => println!("extreme: {what} ({n} bytes): {o:?} in {dt:.2?}: {}", common::clip(&summary)),
             Err(why) => {
-                println!("extreme: {what} ({n} bytes): FAILED in {dt:.2?}: {}", clip(&why));
-                failures.push(format!("{what}: {}", clip(&why)));
+                println!("extreme: {what} ({n} bytes): FAILED in {dt:.2?}: {}", common::clip(&why));
+                failures.push(format!("{what}: {}", common::clip(&why)));
             }
         }
     }

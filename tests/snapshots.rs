@@ -3,7 +3,6 @@
 
 mod common;
 
-use mdae_rimis::syntax::{self, visit};
 use std::path::Path;
 
 fn fixture(rel: &str) -> String {
@@ -12,16 +11,7 @@ fn fixture(rel: &str) -> String {
 }
 
 fn canonical(rel: &str) -> String {
-    let src = fixture(rel);
-    let file = syntax::SourceFile::new(rel, src);
-    let mut ast = syntax::parse(&file.text).unwrap_or_else(|e| panic!("{}", e.render(&file)));
-    common::check_spans(&mut ast, file.text.len()).unwrap();
-    let printed = syntax::print(&ast);
-    let mut again = syntax::parse(&printed).expect("the canonical print re-parses");
-    visit::erase_spans(&mut ast);
-    visit::erase_spans(&mut again);
-    assert_eq!(ast, again, "parse(print(ast)) == ast for {rel}");
-    printed
+    common::round_trip(rel, &fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
 macro_rules! snapshot_fixtures {

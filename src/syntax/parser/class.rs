@@ -138,14 +138,14 @@ impl<'s> Parser<'s> {
     /// The body of a long class, through `end Name` (the `;` is left to the caller).
     fn composition(&self, i: &'s str, name: &Ident) -> PResult<'s, Composition> {
         let (i, description) = self.string_comment(i)?;
+        let (i, ()) = self.ws(i)?;
+        let first_start = self.pos(i);
         let (mut i, first) = self.elements(i)?;
         let mut parts = Vec::new();
-        if !first.is_empty() {
-            parts.push(ClassPart::Elements {
-                visibility: Visibility::Implicit,
-                elements: first,
-                span: Default::default(),
-            });
+        if let (Some(a), Some(b)) = (first.first(), first.last()) {
+            let span = element_span(a).to(element_span(b));
+            debug_assert!(span.start as usize >= first_start);
+            parts.push(ClassPart::Elements { visibility: Visibility::Implicit, elements: first, span });
         }
         let (mut external, mut annotation) = (None, None);
         loop {
@@ -249,5 +249,16 @@ impl<'s> Parser<'s> {
         let span = self.span_from(start.start as usize, i);
         let (i, _) = self.expect_sym(i, ";")?;
         Ok((i, External { language, call, annotation, span }))
+    }
+}
+
+/// The span of an element (its text without the closing `;`).
+fn element_span(e: &Element) -> crate::syntax::span::Span {
+    match e {
+        Element::Component(c) => c.span,
+        Element::Class(c) => c.span,
+        Element::Extends(x) => x.span,
+        Element::Import(x) => x.span,
+        Element::Annotation(m) => m.span,
     }
 }

@@ -159,10 +159,11 @@ impl<'s> Parser<'s> {
         let (i, ()) = self.ws(i)?;
         let start = self.pos(i);
         let (i, mut name) = self.component_ref(i).map_err(cut)?;
-        let dims = std::mem::take(&mut name.parts.last_mut().expect("non-empty").subscripts);
+        // Trailing subscripts are the dimensions; the name's span then ends at its last identifier.
+        let last = name.parts.last_mut().expect("non-empty");
+        let dims = std::mem::take(&mut last.subscripts);
         if !dims.is_empty() {
-            name.span = name.span.to(name.parts.last().expect("non-empty").ident.span);
-            name.span.end = name.parts.last().expect("non-empty").ident.span.end;
+            name.span.end = last.ident.span.end;
         }
         let (i, modification) = self.opt_modification(i)?;
         let modification = modification.map(Box::new);
@@ -192,12 +193,13 @@ impl<'s> Parser<'s> {
     }
 
     fn opt_mod_value(&self, i: &'s str) -> PResult<'s, Option<ModValue>> {
-        let (i, ()) = self.ws(i)?;
-        let (r, assign) = if let Some(r) = i.strip_prefix(":=") {
+        let (t, ()) = self.ws(i)?;
+        let (r, assign) = if let Some(r) = t.strip_prefix(":=") {
             (r, true)
-        } else if let Some(r) = i.strip_prefix('=').filter(|r| !r.starts_with('=')) {
+        } else if let Some(r) = t.strip_prefix('=').filter(|r| !r.starts_with('=')) {
             (r, false)
         } else {
+            // Nothing consumed: the trivia belongs to whatever follows.
             return Ok((i, None));
         };
         let (r, expr) = self.expr(r).map_err(cut)?;

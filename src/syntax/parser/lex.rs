@@ -233,7 +233,7 @@ impl<'s> Parser<'s> {
         Ok((rest, Ident { text: Text::from(text), span: Span::new(start, start + text.len()) }))
     }
 
-    /// An unsigned number, kept as written. Returns the text and whether it is an integer.
+    /// An unsigned number (`1`, `2.5`, `1.`, `1e-06`), returned as written.
     pub(crate) fn number(&self, i: &'s str) -> PResult<'s, &'s str> {
         let b = i.as_bytes();
         let digits = |k: usize| b[k..].iter().take_while(|c| c.is_ascii_digit()).count();

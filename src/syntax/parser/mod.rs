@@ -4,8 +4,8 @@
 //! Input: the source text. Output: a [`StoredDefinition`] or one [`SyntaxError`]
 //! (the furthest point reached, what was expected there). Invariants: never
 //! panics; nesting is bounded by [`MAX_DEPTH`] and expression trees by
-//! [`MAX_HEIGHT`], so neither parsing nor any recursive consumer of the tree can
-//! overflow the stack.
+//! [`MAX_HEIGHT`], so every recursion over the tree has a bounded depth (parsing
+//! and printing run on a large stack, see `syntax::stack`).
 
 mod class;
 mod element;

@@ -73,6 +73,8 @@ impl<'s> Parser<'s> {
     /// A component reference and the height of its tallest subscript.
     pub(crate) fn component_ref_h(&self, i: &'s str) -> PResult<'s, (ComponentRef, u32)> {
         let mut h = 0;
+        let (i, ()) = self.ws(i)?;
+        let start = self.pos(i);
         let (mut i, first) = self.name(i)?;
         let mut parts = vec![RefPart { ident: first, subscripts: Box::default() }];
         loop {
@@ -99,18 +101,8 @@ impl<'s> Parser<'s> {
             }
             i = r;
         }
-        parts.shrink_to_fit();
-        let span = parts[0].ident.span.to(self.last_end(&parts));
+        let span = self.span_from(start, i);
         Ok((i, (ComponentRef { parts: parts.into_boxed_slice(), span }, h)))
-    }
-
-    fn last_end(&self, parts: &[RefPart]) -> Span {
-        let last = parts.last().expect("non-empty");
-        match last.subscripts.last() {
-            Some(Subscript::All(s)) => Span::new(s.start as usize, s.end as usize + 1),
-            Some(Subscript::Expr(e)) => Span::new(e.span.start as usize, e.span.end as usize + 1),
-            None => last.ident.span,
-        }
     }
 
     /// `[s1, s2, …]` where each is `:` or an expression.
