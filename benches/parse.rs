@@ -47,11 +47,11 @@ const TARGET_RATIO: f64 = 10.0;
 const MIB: f64 = (1u64 << 20) as f64;
 
 fn main() {
-    // Parse on a big stack, as the CLI does (only touched stack pages count in RSS).
+    // `syntax::parse` runs on its own large-stack thread (only touched pages count in RSS).
     if let Some(path) = std::env::var_os(CHILD_ENV) {
-        mdae_rimis::driver::with_big_stack(move || child(PathBuf::from(path)));
+        child(PathBuf::from(path));
     } else {
-        mdae_rimis::driver::with_big_stack(parent);
+        parent();
     }
 }
 

@@ -431,7 +431,7 @@ fn random_and_mutated_inputs_never_panic() {
     };
     let cases = cases_from_env();
     let t0 = Instant::now();
-    let result = driver::with_big_stack(move || {
+    let result = common::in_big_thread(move || {
         // No failure persistence: this test writes no files.
         let config = Config { cases, failure_persistence: None, ..Config::default() };
         let mut runner = TestRunner::new(config);
@@ -561,7 +561,7 @@ fn extreme_inputs_give_a_parse_or_a_located_error() {
     for (what, text) in extremes() {
         let n = text.len();
         let t0 = Instant::now();
-        let (outcome, summary) = driver::with_big_stack(move || {
+        let (outcome, summary) = common::in_big_thread(move || {
             let bytes = text.into_bytes();
             let outcome = check_bytes(bytes.clone());
             let summary = match syntax::parse(std::str::from_utf8(&bytes).unwrap_or("")) {

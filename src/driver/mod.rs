@@ -88,13 +88,3 @@ pub fn source_from_bytes(name: String, bytes: Vec<u8>) -> Result<SourceFile, Dri
         }
     }
 }
-
-/// Runs `f` on a thread with a large stack: the parser bounds nesting, and every
-/// recursive pass over a tree of bounded height then fits comfortably.
-pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    const STACK: usize = 256 << 20;
-    match std::thread::Builder::new().stack_size(STACK).spawn(f) {
-        Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        Err(e) => panic!("cannot start the worker thread: {e}"),
-    }
-}

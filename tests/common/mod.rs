@@ -4,9 +4,10 @@
 use mdae_rimis::syntax::ast::StoredDefinition;
 use mdae_rimis::syntax::{self, SourceFile, visit};
 
-/// Runs `f` on a thread with a 256 MiB stack (as the CLI does).
-pub fn in_big_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    mdae_rimis::driver::with_big_stack(f)
+/// Runs `f` on the syntax stage's large-stack thread: tree comparisons and drops of
+/// the tallest trees recurse as deep as parsing does.
+pub fn in_big_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    syntax::stack::with_stack(f)
 }
 
 /// Every span lies inside the source, is non-empty, and neither starts nor ends in

@@ -65,23 +65,14 @@ impl<'s> Parser<'s> {
     }
 
     /// Elements up to `public`, `protected`, a section keyword or `end` (not consumed).
-    pub(crate) fn elements(&self, mut i: &'s str) -> PResult<'s, Vec<Element>> {
-        let mut out = Vec::new();
-        loop {
-            let w = self.peek_word(i)?;
-            let (r, ()) = self.ws(i)?;
-            if r.is_empty()
-                || matches!(w, "public" | "protected" | "equation" | "algorithm" | "external" | "end")
-                || (w == "initial" && !self.at_sym(&r[7..], "(")?)
-            {
-                out.shrink_to_fit();
-                return Ok((i, out));
-            }
-            let (r, e) = self.element(i)?;
-            let (r, _) = self.expect_sym(r, ";")?;
-            out.push(e);
-            i = r;
-        }
+    pub(crate) fn elements(&self, i: &'s str) -> PResult<'s, Vec<Element>> {
+        let ends =
+            |w: &str| matches!(w, "public" | "protected" | "equation" | "algorithm" | "initial" | "external" | "end");
+        self.section_items(i, ends, |p, i| {
+            let (i, e) = p.element(i)?;
+            let (i, _) = p.expect_sym(i, ";")?;
+            Ok((i, e))
+        })
     }
 
     fn element(&self, i: &'s str) -> PResult<'s, Element> {
@@ -276,13 +267,7 @@ impl<'s> Parser<'s> {
         let (i, wildcard, list) = if let Ok((r, _)) = self.sym(i, ".*") {
             (r, true, Vec::new())
         } else if let Ok((r, _)) = self.sym(i, ".{") {
-            let (mut r, n) = self.ident(r).map_err(cut)?;
-            let mut list = vec![n];
-            while let Ok((r2, _)) = self.sym(r, ",") {
-                let (r2, n) = self.ident(r2).map_err(cut)?;
-                list.push(n);
-                r = r2;
-            }
+            let (r, list) = self.comma_list(r, |i| self.ident(i).map_err(cut))?;
             let (r, _) = self.expect_sym(r, "}")?;
             (r, false, list)
         } else {

@@ -10,7 +10,7 @@ use crate::syntax::span::Span;
 use nom::Err;
 
 /// Words that end an equation or statement list.
-fn ends_list(word: &str) -> bool {
+fn ends_equations(word: &str) -> bool {
     matches!(
         word,
         "end"
@@ -30,23 +30,7 @@ fn ends_list(word: &str) -> bool {
 impl<'s> Parser<'s> {
     /// Equations up to a word that ends the list (not consumed).
     pub(crate) fn equations(&self, i: &'s str) -> PResult<'s, Vec<Equation>> {
-        self.section_items(i, Parser::equation)
-    }
-
-    /// Items parsed by `item` until a word that ends the list (not consumed) or the end.
-    fn section_items<T>(&self, mut i: &'s str, item: fn(&Self, &'s str) -> PResult<'s, T>) -> PResult<'s, Vec<T>> {
-        let mut out = Vec::new();
-        loop {
-            let w = self.peek_word(i)?;
-            let (r, ()) = self.ws(i)?;
-            if ends_list(w) || r.is_empty() {
-                out.shrink_to_fit();
-                return Ok((i, out));
-            }
-            let (r, x) = item(self, i)?;
-            out.push(x);
-            i = r;
-        }
+        self.section_items(i, ends_equations, Parser::equation)
     }
 
     pub(crate) fn equation(&self, i: &'s str) -> PResult<'s, Equation> {
@@ -108,11 +92,6 @@ impl<'s> Parser<'s> {
         let span = self.span_from(start, i);
         let (i, _) = self.expect_sym(i, ";")?;
         Ok((i, ((!comment.is_empty()).then(|| Box::new(comment)), span)))
-    }
-
-    /// The input after trivia (to place an error on the next token).
-    pub(crate) fn skip(&self, i: &'s str) -> Result<&'s str, Err<PError>> {
-        Ok(self.ws(i)?.0)
     }
 
     /// The last `/* name: */` comment among the trivia before the next token.
@@ -205,7 +184,7 @@ impl<'s> Parser<'s> {
 
     /// Statements up to a word that ends the list (not consumed).
     pub(crate) fn statements(&self, i: &'s str) -> PResult<'s, Vec<Statement>> {
-        self.section_items(i, Parser::statement)
+        self.section_items(i, ends_equations, Parser::statement)
     }
 
     pub(crate) fn statement(&self, i: &'s str) -> PResult<'s, Statement> {

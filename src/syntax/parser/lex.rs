@@ -298,14 +298,26 @@ impl<'s> Parser<'s> {
         }
         Ok((i, out.into_boxed_slice()))
     }
-}
 
-impl<'s> Parser<'s> {
-    /// `item {, item}` (nom's `separated_list1`): a missing comma ends the list, a
-    /// malformed item is an error.
-    pub(crate) fn comma_list<T>(&self, i: &'s str, item: impl Fn(&'s str) -> PResult<'s, T>) -> PResult<'s, Vec<T>> {
+    /// `item {, item}`: a missing comma ends the list, a malformed item is an error.
+    pub(crate) fn comma_list<T>(&self, i: &'s str, item: impl FnMut(&'s str) -> PResult<'s, T>) -> PResult<'s, Vec<T>> {
+        self.separated(i, ",", item)
+    }
+
+    /// `item {sep item}` (nom's `separated_list1`).
+    pub(crate) fn separated<T>(
+        &self,
+        i: &'s str,
+        sep: &'static str,
+        item: impl FnMut(&'s str) -> PResult<'s, T>,
+    ) -> PResult<'s, Vec<T>> {
         use nom::Parser as _;
-        nom::multi::separated_list1(|i| self.sym(i, ","), item).parse(i)
+        nom::multi::separated_list1(|i| self.sym(i, sep), item).parse(i)
+    }
+
+    /// The input after trivia (to place an error on the next token).
+    pub(crate) fn skip(&self, i: &'s str) -> Result<&'s str, Err<PError>> {
+        Ok(self.ws(i)?.0)
     }
 }
 

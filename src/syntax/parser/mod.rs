@@ -97,6 +97,29 @@ impl<'s> Parser<'s> {
     }
 }
 
+impl<'s> Parser<'s> {
+    /// Items parsed by `item` until a word for which `ends` holds (not consumed) or
+    /// the end of the input: the elements, equations or statements of a section.
+    pub(crate) fn section_items<T>(
+        &self,
+        mut i: &'s str,
+        ends: fn(&str) -> bool,
+        item: fn(&Self, &'s str) -> PResult<'s, T>,
+    ) -> PResult<'s, Vec<T>> {
+        let mut out = Vec::new();
+        loop {
+            let w = self.peek_word(i)?;
+            if ends(w) || self.skip(i)?.is_empty() {
+                out.shrink_to_fit();
+                return Ok((i, out));
+            }
+            let (r, x) = item(self, i)?;
+            out.push(x);
+            i = r;
+        }
+    }
+}
+
 /// Parses a whole file. `src` must be at most 4 GiB (spans are 32-bit). Runs on a
 /// thread with a large stack (see [`crate::syntax::stack`]).
 pub fn parse(src: &str) -> Result<StoredDefinition, SyntaxError> {

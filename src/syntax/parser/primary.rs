@@ -114,26 +114,18 @@ impl<'s> Parser<'s> {
     /// Subscripts and the height of the tallest.
     pub(crate) fn subscripts_h(&self, i: &'s str) -> PResult<'s, (Box<[Subscript]>, u32)> {
         let mut h = 0;
-        let (mut i, _) = self.sym(i, "[")?;
-        let mut subs = Vec::new();
-        loop {
+        let (i, _) = self.sym(i, "[")?;
+        let (i, subs) = self.comma_list(i, |i| {
             let (r, ()) = self.ws(i)?;
             let colon = r.strip_prefix(':').filter(|x| x.trim_start().starts_with([',', ']']));
             if let Some(x) = colon {
                 let s = self.pos(r);
-                subs.push(Subscript::All(Span::new(s, s + 1)));
-                i = x;
-            } else {
-                let (x, (e, he)) = self.expr_h(r).map_err(cut)?;
-                h = h.max(he);
-                subs.push(Subscript::Expr(e));
-                i = x;
+                return Ok((x, Subscript::All(Span::new(s, s + 1))));
             }
-            match self.sym(i, ",") {
-                Ok((r, _)) => i = r,
-                Err(_) => break,
-            }
-        }
+            let (x, (e, he)) = self.expr_h(r).map_err(cut)?;
+            h = h.max(he);
+            Ok((x, Subscript::Expr(e)))
+        })?;
         let (i, _) = self.expect_sym(i, "]")?;
         Ok((i, (subs.into_boxed_slice(), h)))
     }
@@ -206,25 +198,20 @@ impl<'s> Parser<'s> {
     }
 
     /// `i in r, j in s` (the range may be omitted: `for i loop`).
-    pub(crate) fn for_indices(&self, mut i: &'s str) -> PResult<'s, (Vec<ForIndex>, u32)> {
-        let mut out = Vec::new();
+    pub(crate) fn for_indices(&self, i: &'s str) -> PResult<'s, (Vec<ForIndex>, u32)> {
         let mut h = 0;
-        loop {
+        let (i, out) = self.comma_list(i, |i| {
             let (r, name) = self.ident(i).map_err(cut)?;
-            let (r, range) = match self.kw(r, "in") {
+            match self.kw(r, "in") {
                 Ok((r, _)) => {
                     let (r, (e, he)) = self.expr_h(r).map_err(cut)?;
                     h = h.max(he);
-                    (r, Some(e))
+                    Ok((r, ForIndex { name, range: Some(e) }))
                 }
-                Err(_) => (r, None),
-            };
-            out.push(ForIndex { name, range });
-            match self.sym(r, ",") {
-                Ok((r, _)) => i = r,
-                Err(_) => return Ok((r, (out, h))),
+                Err(_) => Ok((r, ForIndex { name, range: None })),
             }
-        }
+        })?;
+        Ok((i, (out, h)))
     }
 
     /// `( e )` is `e`; `()`, `(a, b)` and `(a, , c)` are tuples (output expression lists).
@@ -281,10 +268,13 @@ impl<'s> Parser<'s> {
             ));
         }
         let mut items = vec![first];
-        while let Ok((r, _)) = self.sym(i, ",") {
-            let (r, (e, he)) = self.expr_h(r).map_err(cut)?;
-            h = h.max(he);
-            items.push(e);
+        if let Ok((r, _)) = self.sym(i, ",") {
+            let (r, rest) = self.comma_list(r, |i| {
+                let (i, (e, he)) = self.expr_h(i).map_err(cut)?;
+                h = h.max(he);
+                Ok((i, e))
+            })?;
+            items.extend(rest);
             i = r;
         }
         let (i, _) = self.expect_sym(i, "}")?;
@@ -294,27 +284,15 @@ impl<'s> Parser<'s> {
 
     /// `[a, b; c, d]`
     fn matrix(&self, i: &'s str) -> PResult<'s, H> {
-        let (mut i, open) = self.sym(i, "[")?;
-        let mut rows = Vec::new();
-        let mut h = 0;
-        loop {
-            let mut row = Vec::new();
-            loop {
-                let (r, (e, he)) = self.expr_h(i).map_err(cut)?;
-                h = h.max(he);
-                row.push(e);
-                i = r;
-                match self.sym(i, ",") {
-                    Ok((r, _)) => i = r,
-                    Err(_) => break,
-                }
-            }
-            rows.push(row);
-            match self.sym(i, ";") {
-                Ok((r, _)) => i = r,
-                Err(_) => break,
-            }
-        }
+        let (i, open) = self.sym(i, "[")?;
+        let h = std::cell::Cell::new(0);
+        let cell = |i| {
+            let (i, (e, he)) = self.expr_h(i).map_err(cut)?;
+            h.set(h.get().max(he));
+            Ok((i, e))
+        };
+        let (i, rows) = self.separated(i, ";", |i| self.comma_list(i, cell))?;
+        let h = h.get();
         let (i, _) = self.expect_sym(i, "]")?;
         Ok((i, (Expr::new(ExprKind::Matrix(Box::new(rows)), self.span_from(open.start as usize, i)), h + 1)))
     }
