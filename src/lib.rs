@@ -2,5 +2,7 @@
 //! flattened Modelica. Stages: `syntax` (AST, parser, printer) → (later) `mdae` →
 //! `analysis` → `rimis` → `emit`; `driver` ties them to the command line.
 
+pub mod analysis;
 pub mod driver;
+pub mod mdae;
 pub mod syntax;

@@ -3,7 +3,7 @@
 //! line between top-level classes), close to omc's own. `parse(print(ast)) == ast`
 //! modulo spans; labels `/* e1: */` and description strings are kept.
 
-mod expr;
+pub mod expr;
 
 pub use expr::{expr_to_string, write_call, write_cref, write_expr, write_subscripts};
 

@@ -1,0 +1,130 @@
+//! The BDD layer (biodivine-lib-bdd): [`ModeSpace`] maps each mode variable / atom of the
+//! mDAE to a BDD variable, turns [`Cond`]s into BDDs, evaluates BDDs in a mode, and turns
+//! a set of modes back into a short Modelica condition: an irredundant sum of products
+//! (Minato–Morreale ISOP) using the invalid modes as a don't-care set.
+
+use crate::mdae::{Cond, Mdae, ModeId};
+use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
+
+/// BDD variables of the modes (and, for the implicit strategy, of the edges).
+pub struct ModeSpace {
+    pub set: BddVariableSet,
+    /// `mode_vars[m]` is the BDD variable of [`ModeId`] `m`.
+    pub mode_vars: Vec<BddVariable>,
+    /// Mode names, by [`ModeId`].
+    pub names: Vec<String>,
+}
+
+impl ModeSpace {
+    /// A space with one BDD variable per mode, in [`ModeId`] order.
+    pub fn of_modes(mdae: &Mdae) -> ModeSpace {
+        let names: Vec<String> = mdae.modes.iter().map(|m| m.name.clone()).collect();
+        let set = BddVariableSet::new_anonymous(names.len() as u16);
+        let mode_vars = set.variables();
+        ModeSpace { set, mode_vars, names }
+    }
+
+    pub fn mk_true(&self) -> Bdd {
+        self.set.mk_true()
+    }
+
+    pub fn mk_false(&self) -> Bdd {
+        self.set.mk_false()
+    }
+
+    pub fn cond(&self, c: &Cond) -> Bdd {
+        match c {
+            Cond::True => self.mk_true(),
+            Cond::False => self.mk_false(),
+            Cond::Mode(m) => self.set.mk_var(self.mode_vars[m.index()]),
+            Cond::Not(x) => self.cond(x).not(),
+            Cond::And(xs) => xs.iter().fold(self.mk_true(), |acc, x| acc.and(&self.cond(x))),
+            Cond::Or(xs) => xs.iter().fold(self.mk_false(), |acc, x| acc.or(&self.cond(x))),
+        }
+    }
+
+    /// χ_M: the conjunction of the model's mode invariants.
+    pub fn valid(&self, mdae: &Mdae) -> Bdd {
+        mdae.invariants.iter().fold(self.mk_true(), |acc, inv| acc.and(&self.cond(&inv.cond)))
+    }
+
+    /// The mode numbered `bits` (bit m = value of mode m) as a BDD.
+    pub fn minterm(&self, bits: u64) -> Bdd {
+        let lits: Vec<(BddVariable, bool)> =
+            self.mode_vars.iter().enumerate().map(|(m, &v)| (v, bits >> m & 1 == 1)).collect();
+        self.set.mk_conjunctive_clause(&BddPartialValuation::from_values(&lits))
+    }
+
+    /// Does mode `bits` belong to `b`? (Variables other than modes read as false.)
+    pub fn contains(&self, b: &Bdd, bits: u64) -> bool {
+        let mut val = BddValuation::all_false(self.set.num_vars());
+        for (m, &v) in self.mode_vars.iter().enumerate() {
+            val.set_value(v, bits >> m & 1 == 1);
+        }
+        b.eval_in(&val)
+    }
+
+    /// One mode of `b` (which must only depend on modes) as (mode, value) pairs.
+    pub fn example(&self, b: &Bdd) -> Option<Vec<(ModeId, bool)>> {
+        let w = b.sat_witness()?;
+        Some(self.mode_vars.iter().enumerate().map(|(m, &v)| (ModeId(m as u32), w.value(v))).collect())
+    }
+
+    /// A short condition equivalent to `f` on the `care` set (modes outside `care` are
+    /// don't-cares): an irredundant sum of products over mode names.
+    pub fn to_cond(&self, f: &Bdd, care: &Bdd) -> Cond {
+        let lower = f.and(care);
+        let upper = f.or(&care.not());
+        let mut cubes = self.isop(&lower, &upper);
+        cubes.iter_mut().for_each(|c| c.sort());
+        cubes.sort();
+        cubes.dedup();
+        cubes.into_iter().fold(Cond::False, |acc, cube| {
+            let term = cube.into_iter().fold(Cond::True, |t, (m, pos)| {
+                let lit = Cond::Mode(m);
+                Cond::and(t, if pos { lit } else { Cond::not(lit) })
+            });
+            Cond::or(acc, term)
+        })
+    }
+
+    /// The condition as Modelica text.
+    pub fn text(&self, f: &Bdd, care: &Bdd) -> String {
+        self.to_cond(f, care).to_modelica(&|m| self.names[m.index()].clone())
+    }
+
+    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper.
+    fn isop(&self, lower: &Bdd, upper: &Bdd) -> Vec<Vec<(ModeId, bool)>> {
+        self.isop_bdd(lower, upper).0
+    }
+
+    fn isop_bdd(&self, lower: &Bdd, upper: &Bdd) -> (Vec<Vec<(ModeId, bool)>>, Bdd) {
+        if lower.is_false() {
+            return (Vec::new(), self.mk_false());
+        }
+        if upper.is_true() {
+            return (vec![Vec::new()], self.mk_true());
+        }
+        let top = lower.support_set().into_iter().chain(upper.support_set()).min().expect("non-constant");
+        let m = ModeId(self.mode_vars.iter().position(|&v| v == top).expect("a mode variable") as u32);
+        let (l0, l1) = (lower.var_restrict(top, false), lower.var_restrict(top, true));
+        let (u0, u1) = (upper.var_restrict(top, false), upper.var_restrict(top, true));
+        let (c0, f0) = self.isop_bdd(&l0.and_not(&u1), &u0);
+        let (c1, f1) = self.isop_bdd(&l1.and_not(&u0), &u1);
+        let rest = l0.and_not(&f0).or(&l1.and_not(&f1));
+        let (cs, fs) = self.isop_bdd(&rest, &u0.and(&u1));
+        let x = self.set.mk_var(top);
+        let f = x.not().and(&f0).or(&x.and(&f1)).or(&fs);
+        let mut cubes = Vec::with_capacity(c0.len() + c1.len() + cs.len());
+        cubes.extend(c0.into_iter().map(|mut c| {
+            c.push((m, false));
+            c
+        }));
+        cubes.extend(c1.into_iter().map(|mut c| {
+            c.push((m, true));
+            c
+        }));
+        cubes.extend(cs);
+        (cubes, f)
+    }
+}

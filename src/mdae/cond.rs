@@ -1,0 +1,114 @@
+//! [`Cond`]: a propositional formula over mode variables and atoms ([`ModeId`]s), built
+//! by the lowering with light simplification (constants folded, nested and/or
+//! flattened). The analysis maps it to a BDD; the printer writes it as Modelica.
+
+use super::ModeId;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Cond {
+    True,
+    False,
+    Mode(ModeId),
+    Not(Box<Cond>),
+    And(Vec<Cond>),
+    Or(Vec<Cond>),
+}
+
+impl Cond {
+    pub fn mode(m: ModeId) -> Cond {
+        Cond::Mode(m)
+    }
+
+    pub fn not(c: Cond) -> Cond {
+        match c {
+            Cond::True => Cond::False,
+            Cond::False => Cond::True,
+            Cond::Not(inner) => *inner,
+            other => Cond::Not(Box::new(other)),
+        }
+    }
+
+    pub fn and(a: Cond, b: Cond) -> Cond {
+        match (a, b) {
+            (Cond::False, _) | (_, Cond::False) => Cond::False,
+            (Cond::True, x) | (x, Cond::True) => x,
+            (Cond::And(mut xs), Cond::And(ys)) => {
+                xs.extend(ys);
+                Cond::And(xs)
+            }
+            (Cond::And(mut xs), y) => {
+                xs.push(y);
+                Cond::And(xs)
+            }
+            (x, Cond::And(mut ys)) => {
+                ys.insert(0, x);
+                Cond::And(ys)
+            }
+            (x, y) => Cond::And(vec![x, y]),
+        }
+    }
+
+    pub fn or(a: Cond, b: Cond) -> Cond {
+        match (a, b) {
+            (Cond::True, _) | (_, Cond::True) => Cond::True,
+            (Cond::False, x) | (x, Cond::False) => x,
+            (Cond::Or(mut xs), Cond::Or(ys)) => {
+                xs.extend(ys);
+                Cond::Or(xs)
+            }
+            (Cond::Or(mut xs), y) => {
+                xs.push(y);
+                Cond::Or(xs)
+            }
+            (x, Cond::Or(mut ys)) => {
+                ys.insert(0, x);
+                Cond::Or(ys)
+            }
+            (x, y) => Cond::Or(vec![x, y]),
+        }
+    }
+
+    /// Evaluates under an assignment of every mode.
+    pub fn eval(&self, modes: &dyn Fn(ModeId) -> bool) -> bool {
+        match self {
+            Cond::True => true,
+            Cond::False => false,
+            Cond::Mode(m) => modes(*m),
+            Cond::Not(c) => !c.eval(modes),
+            Cond::And(cs) => cs.iter().all(|c| c.eval(modes)),
+            Cond::Or(cs) => cs.iter().any(|c| c.eval(modes)),
+        }
+    }
+
+    /// Every mode the formula mentions, in order of first mention.
+    pub fn modes(&self, out: &mut Vec<ModeId>) {
+        match self {
+            Cond::True | Cond::False => {}
+            Cond::Mode(m) => {
+                if !out.contains(m) {
+                    out.push(*m)
+                }
+            }
+            Cond::Not(c) => c.modes(out),
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.modes(out)),
+        }
+    }
+
+    /// Modelica text, with `name` giving each mode's name.
+    pub fn to_modelica(&self, name: &dyn Fn(ModeId) -> String) -> String {
+        self.write(name, 0)
+    }
+
+    /// `prec`: 0 top, 1 inside `or`, 2 inside `and`, 3 under `not`.
+    fn write(&self, name: &dyn Fn(ModeId) -> String, prec: u8) -> String {
+        let paren = |s: String, mine: u8| if prec > mine { format!("({s})") } else { s };
+        match self {
+            Cond::True => "true".into(),
+            Cond::False => "false".into(),
+            Cond::Mode(m) => name(*m),
+            Cond::Not(c) => paren(format!("not {}", c.write(name, 3)), 3),
+            Cond::And(cs) => paren(cs.iter().map(|c| c.write(name, 2)).collect::<Vec<_>>().join(" and "), 2),
+            Cond::Or(cs) => paren(cs.iter().map(|c| c.write(name, 1)).collect::<Vec<_>>().join(" or "), 1),
+        }
+    }
+}
