@@ -128,3 +128,13 @@ impl ModeSpace {
         (cubes, f)
     }
 }
+
+impl ModeSpace {
+    /// Number of modes in `b` (a set of modes; other BDD variables are projected away).
+    pub fn count(&self, b: &Bdd) -> String {
+        let others: Vec<_> = self.set.variables().into_iter().filter(|v| !self.mode_vars.contains(v)).collect();
+        let projected = b.exists(&others);
+        let total = projected.exact_cardinality();
+        (total >> others.len()).to_string()
+    }
+}

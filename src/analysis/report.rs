@@ -1,1 +1,295 @@
-//! placeholder
+//! Writers of a [`Cdg`]: the readable `--check` report, the JSON report (a stable schema
+//! other tools read; see the README) and the Graphviz CDG of `--dot` (vertices
+//! `p: R -- E -> W` as in Figure 11 of paper 002, edges labelled by their condition).
+//! Every condition is minimised with the invalid modes as don't-cares.
+
+use super::cdg::{Block, Cdg};
+use crate::mdae::{Mdae, ModeKind};
+use biodivine_lib_bdd::Bdd;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Name with primes for its derivative order: `x`, `x'`, `x''`.
+fn primed(name: &str, order: u32) -> String {
+    let mut s = name.to_string();
+    (0..order).for_each(|_| s.push('\''));
+    s
+}
+
+/// `p: R -- E -> W`, `p:` omitted when p is true, `R --` when R is empty.
+pub fn block_label(mdae: &Mdae, cdg: &Cdg, b: &Block) -> String {
+    let cond = cdg.space.text(&b.cond, &cdg.valid);
+    let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(&mdae.eq(e).id, c)).collect();
+    let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
+    let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
+    let mut s = String::new();
+    if cond != "true" {
+        s.push_str(&cond);
+        s.push_str(": ");
+    }
+    if !reads.is_empty() {
+        s.push_str(&reads.join(" "));
+        s.push_str(" -- ");
+    }
+    s.push_str(&eqs.join(" "));
+    s.push_str(" -> ");
+    s.push_str(&writes.join(" "));
+    s
+}
+
+#[derive(Serialize)]
+pub struct JsonReport {
+    pub model: String,
+    pub modes: JsonModes,
+    pub equations: Vec<JsonEquation>,
+    pub singular: Vec<JsonSingular>,
+    pub variables: Vec<JsonVariable>,
+    pub blocks: Vec<JsonBlock>,
+    pub edges: Vec<JsonEdge>,
+}
+
+#[derive(Serialize)]
+pub struct JsonModes {
+    pub variables: Vec<String>,
+    pub atoms: Vec<JsonAtom>,
+    pub invariant: String,
+    pub valid_count: String,
+}
+
+#[derive(Serialize)]
+pub struct JsonAtom {
+    pub name: String,
+    pub expr: String,
+}
+
+#[derive(Serialize)]
+pub struct JsonEquation {
+    pub id: String,
+    pub line: u32,
+    pub text: String,
+}
+
+#[derive(Serialize)]
+pub struct JsonSingular {
+    pub when: String,
+    pub example: serde_json::Map<String, serde_json::Value>,
+    pub overdetermined: Vec<String>,
+    pub underdetermined: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct JsonVariable {
+    pub name: String,
+    pub leading: Vec<JsonWhenOrder>,
+    pub state_when: String,
+}
+
+#[derive(Serialize)]
+pub struct JsonWhenOrder {
+    pub order: u32,
+    pub when: String,
+}
+
+#[derive(Serialize)]
+pub struct JsonBlock {
+    pub id: usize,
+    pub when: String,
+    pub equations: Vec<JsonEqOrder>,
+    pub writes: Vec<JsonVarOrder>,
+    pub reads: Vec<JsonVarOrder>,
+}
+
+#[derive(Serialize)]
+pub struct JsonEqOrder {
+    pub eq: String,
+    pub order: u32,
+}
+
+#[derive(Serialize)]
+pub struct JsonVarOrder {
+    pub var: String,
+    pub order: u32,
+}
+
+#[derive(Serialize)]
+pub struct JsonEdge {
+    pub from: usize,
+    pub to: usize,
+    pub when: String,
+}
+
+/// The JSON report (block ids are 1-based positions in `cdg.blocks`).
+pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
+    let text = |b: &Bdd| cdg.space.text(b, &cdg.valid);
+    let modes = JsonModes {
+        variables: mdae.modes.iter().filter(|m| m.kind == ModeKind::Variable).map(|m| m.name.clone()).collect(),
+        atoms: mdae
+            .modes
+            .iter()
+            .filter_map(|m| match &m.kind {
+                ModeKind::Atom { expr } => Some(JsonAtom { name: m.name.clone(), expr: expr.clone() }),
+                ModeKind::Variable => None,
+            })
+            .collect(),
+        invariant: cdg.space.text(&cdg.valid, &cdg.space.mk_true()),
+        valid_count: cdg.space.count(&cdg.valid),
+    };
+    let singular = cdg
+        .singular
+        .iter()
+        .map(|s| JsonSingular {
+            when: text(&s.cond),
+            example: s
+                .example
+                .iter()
+                .map(|&(m, v)| (mdae.mode(m).name.clone(), serde_json::Value::Bool(v)))
+                .collect(),
+            overdetermined: s.overdetermined.iter().map(|&e| mdae.eq(e).id.clone()).collect(),
+            underdetermined: s.underdetermined.iter().map(|&v| mdae.var(v).name.clone()).collect(),
+        })
+        .collect();
+    let variables = mdae
+        .var_ids()
+        .map(|v| {
+            let orders = &cdg.orders[v.index()];
+            let state = orders.iter().filter(|(d, _)| *d > 0).fold(cdg.space.mk_false(), |acc, (_, b)| acc.or(b));
+            JsonVariable {
+                name: mdae.var(v).name.clone(),
+                leading: orders.iter().map(|(d, b)| JsonWhenOrder { order: *d, when: text(b) }).collect(),
+                state_when: text(&state),
+            }
+        })
+        .collect();
+    let blocks = cdg
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(n, b)| JsonBlock {
+            id: n + 1,
+            when: text(&b.cond),
+            equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.eq(e).id.clone(), order: c }).collect(),
+            writes: b.writes.iter().map(|&(v, d)| JsonVarOrder { var: mdae.var(v).name.clone(), order: d }).collect(),
+            reads: b.reads.iter().map(|&(v, d)| JsonVarOrder { var: mdae.var(v).name.clone(), order: d }).collect(),
+        })
+        .collect();
+    let edges = cdg.edges.iter().map(|e| JsonEdge { from: e.from + 1, to: e.to + 1, when: text(&e.cond) }).collect();
+    JsonReport {
+        model: mdae.name.clone(),
+        modes,
+        equations: mdae
+            .equations
+            .iter()
+            .map(|e| JsonEquation { id: e.id.clone(), line: e.line, text: e.text.clone() })
+            .collect(),
+        singular,
+        variables,
+        blocks,
+        edges,
+    }
+}
+
+/// The CDG in Graphviz dot.
+pub fn dot(mdae: &Mdae, cdg: &Cdg) -> String {
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut s = format!("digraph \"{}\" {{\n  node [shape=box, fontname=\"monospace\"];\n", esc(&mdae.name));
+    for (n, b) in cdg.blocks.iter().enumerate() {
+        let _ = writeln!(s, "  b{} [label=\"{}\"];", n + 1, esc(&block_label(mdae, cdg, b)));
+    }
+    for e in &cdg.edges {
+        let _ = writeln!(
+            s,
+            "  b{} -> b{} [label=\"{}\"];",
+            e.from + 1,
+            e.to + 1,
+            esc(&cdg.space.text(&e.cond, &cdg.valid))
+        );
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// `in every valid mode` for `true`, else `when <cond>`.
+pub fn when_phrase(cond: &str) -> String {
+    if cond == "true" { "in every valid mode".into() } else { format!("when {cond}") }
+}
+
+/// The readable `--check` report.
+pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
+    let text = |b: &Bdd| cdg.space.text(b, &cdg.valid);
+    let mut s = String::new();
+    let vars: Vec<&str> =
+        mdae.modes.iter().filter(|m| m.kind == ModeKind::Variable).map(|m| m.name.as_str()).collect();
+    let _ = writeln!(s, "model {}: {} equations, {} unknowns", mdae.name, mdae.equations.len(), mdae.vars.len());
+    let _ = writeln!(s, "mode variables: {}", if vars.is_empty() { "none".into() } else { vars.join(", ") });
+    for m in &mdae.modes {
+        if let ModeKind::Atom { expr } = &m.kind {
+            let _ = writeln!(s, "mode atom {} = {}", m.name, expr);
+        }
+    }
+    let _ = writeln!(s, "invariant: {}", cdg.space.text(&cdg.valid, &cdg.space.mk_true()));
+    let _ = writeln!(s, "valid modes: {}", cdg.space.count(&cdg.valid));
+    if cdg.singular.is_empty() {
+        let _ = writeln!(s, "structurally nonsingular in every valid mode");
+    }
+    for sg in &cdg.singular {
+        let example: Vec<String> =
+            sg.example.iter().map(|&(m, v)| format!("{} = {}", mdae.mode(m).name, v)).collect();
+        let _ = writeln!(s, "SINGULAR {} (e.g. {}):", when_phrase(&text(&sg.cond)), example.join(", "));
+        let over: Vec<&str> = sg.overdetermined.iter().map(|&e| mdae.eq(e).id.as_str()).collect();
+        let under: Vec<&str> = sg.underdetermined.iter().map(|&v| mdae.var(v).name.as_str()).collect();
+        let _ = writeln!(s, "  overdetermined equations: {}", if over.is_empty() { "none".into() } else { over.join(" ") });
+        let _ = writeln!(s, "  underdetermined variables: {}", if under.is_empty() { "none".into() } else { under.join(" ") });
+    }
+    classes(mdae, cdg, &mut s);
+    let _ = writeln!(s, "blocks ({}):", cdg.blocks.len());
+    for (n, b) in cdg.blocks.iter().enumerate() {
+        let _ = writeln!(s, "  {}. {}", n + 1, block_label(mdae, cdg, b));
+    }
+    let _ = writeln!(s, "edges ({}):", cdg.edges.len());
+    for e in &cdg.edges {
+        let _ = writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, text(&e.cond));
+    }
+    s
+}
+
+/// Most structure classes listed by `--check`.
+const MAX_CLASSES: usize = 32;
+
+/// Partitions the regular modes by the set of active blocks and describes each class.
+fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
+    let mut parts: Vec<Bdd> = if cdg.regular.is_false() { Vec::new() } else { vec![cdg.regular.clone()] };
+    for b in &cdg.blocks {
+        let mut next = Vec::with_capacity(parts.len() * 2);
+        for p in &parts {
+            let (i, o) = (p.and(&b.cond), p.and_not(&b.cond));
+            next.extend([i, o].into_iter().filter(|x| !x.is_false()));
+        }
+        parts = next;
+        if parts.len() > MAX_CLASSES {
+            let _ = writeln!(s, "structure classes: more than {MAX_CLASSES} (see --report json for the blocks)");
+            return;
+        }
+    }
+    let _ = writeln!(s, "structure classes ({}):", parts.len());
+    for p in &parts {
+        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| !b.cond.and(p).is_false()).collect();
+        let sum_c: u32 = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();
+        let sum_d: u32 = active.iter().flat_map(|b| b.writes.iter().map(|w| w.1)).sum();
+        let index = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).max().unwrap_or(0);
+        let mut states: Vec<String> = active
+            .iter()
+            .flat_map(|b| b.writes.iter())
+            .flat_map(|&(v, d)| (0..d).map(move |k| primed(&mdae.var(v).name, k)))
+            .collect();
+        states.sort();
+        let _ = writeln!(
+            s,
+            "  when {}: index {}, states {}, degrees of freedom {}, {} blocks",
+            cdg.space.text(p, &cdg.valid),
+            index,
+            if states.is_empty() { "none".into() } else { states.join(" ") },
+            sum_d as i64 - sum_c as i64,
+            active.len()
+        );
+    }
+}

@@ -8,9 +8,12 @@ Examples:
   mdae-rimis fixtures/WaterTank.mo                 print the canonical form
   omc -i=WaterTank WaterTank.mo | mdae-rimis -     read the model from stdin
   mdae-rimis flat.mo -o fixed.mo                   write atomically to fixed.mo
+  mdae-rimis --check fixtures/WaterTank.mo         multimode structural analysis report
+  mdae-rimis --report json flat.mo > cdg.json      the same as JSON
+  mdae-rimis --check --dot cdg.dot flat.mo         also write the CDG for Graphviz
 
-Exit codes: 0 success, 1 input rejected (syntax error, unsupported construct),
-2 usage or I/O error. Diagnostics go to stderr only.";
+Exit codes: 0 success, 1 input rejected (syntax error, unsupported construct,
+structurally singular model), 2 usage or I/O error. Diagnostics go to stderr only.";
 
 /// Exact multimode structural analysis and RIMIS transformation of flattened Modelica.
 #[derive(Debug, Parser)]
@@ -27,6 +30,37 @@ pub struct Cli {
     /// What to print.
     #[arg(long, value_enum, default_value_t = Emit::Canonical)]
     pub emit: Emit,
+
+    /// Run the multimode structural analysis and print a readable report.
+    #[arg(long)]
+    pub check: bool,
+
+    /// Run the multimode structural analysis and print this report to stdout.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub report: Option<Report>,
+
+    /// Run the multimode structural analysis and write the conditional dependency graph
+    /// (Graphviz dot) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub dot: Option<PathBuf>,
+
+    /// How the analysis covers the modes: all at once with BDDs (implicit), one mode at a
+    /// time (explicit), or the faster of the two for this model (auto).
+    #[arg(long, value_enum, default_value_t = StrategyArg::Auto)]
+    pub strategy: StrategyArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Report {
+    /// The JSON schema of the README.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StrategyArg {
+    Implicit,
+    Explicit,
+    Auto,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -5,8 +5,10 @@
 mod cli;
 mod output;
 
-pub use cli::{Cli, Emit};
+pub use cli::{Cli, Emit, Report, StrategyArg};
 
+use crate::analysis::{self, AnalysisError, Strategy};
+use crate::mdae::{self, LowerError};
 use crate::syntax::{self, SourceFile, Span, SyntaxError, SyntaxErrorKind};
 use std::io::Read;
 
@@ -17,6 +19,14 @@ pub enum DriverError {
     Io { path: String, source: std::io::Error },
     #[error("{}", .error.short(.file))]
     Syntax { file: Box<SourceFile>, error: SyntaxError },
+    #[error("{}", .error.short(.file))]
+    Lower { file: Box<SourceFile>, error: LowerError },
+    #[error("{0}")]
+    Analysis(AnalysisError),
+    /// The analysis found valid modes in which the model is structurally singular; the
+    /// report has been written, the message lists the modes.
+    #[error("{0}")]
+    Singular(String),
     #[error("{0}")]
     Usage(String),
 }
@@ -25,7 +35,10 @@ impl DriverError {
     /// 1: the input is rejected; 2: usage or I/O error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            DriverError::Syntax { .. } => 1,
+            DriverError::Syntax { .. }
+            | DriverError::Lower { .. }
+            | DriverError::Analysis(_)
+            | DriverError::Singular(_) => 1,
             DriverError::Io { .. } | DriverError::Usage(_) => 2,
         }
     }
@@ -34,6 +47,8 @@ impl DriverError {
     pub fn render(&self) -> String {
         match self {
             DriverError::Syntax { file, error } => error.render(file),
+            DriverError::Lower { file, error } => error.render(file),
+            DriverError::Singular(message) => message.clone(),
             other => format!("error: {other}\n"),
         }
     }
@@ -42,6 +57,9 @@ impl DriverError {
 /// Runs the job described by `cli`; on success the result has been written.
 pub fn run(cli: &Cli) -> Result<(), DriverError> {
     let file = read_input(cli.file.as_deref())?;
+    if cli.check || cli.report.is_some() || cli.dot.is_some() {
+        return analysis_job(cli, &file);
+    }
     let out = match cli.emit {
         Emit::Canonical => canonical(&file)?,
     };
@@ -54,6 +72,67 @@ pub fn canonical(file: &SourceFile) -> Result<String, DriverError> {
     let def = syntax::parse(&file.text).map_err(rejected)?;
     syntax::check::refuse_unsupported(&def).map_err(rejected)?;
     Ok(syntax::print(&def))
+}
+
+/// `--check`, `--report`, `--dot`: analyse, write the requested outputs, then fail with
+/// exit code 1 if some valid mode is structurally singular.
+fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
+    let model = lower(file)?;
+    let strategy = match cli.strategy {
+        StrategyArg::Implicit => Strategy::Implicit,
+        StrategyArg::Explicit => Strategy::Explicit,
+        StrategyArg::Auto => Strategy::Auto,
+    };
+    let cdg = analysis::analyse(&model, strategy).map_err(DriverError::Analysis)?;
+    let mut out = String::new();
+    if cli.check {
+        out.push_str(&analysis::report::check(&model, &cdg));
+    }
+    if cli.report == Some(Report::Json) {
+        let json = serde_json::to_string_pretty(&analysis::report::json(&model, &cdg))
+            .map_err(|e| DriverError::Usage(format!("cannot write the JSON report: {e}")))?;
+        out.push_str(&json);
+        out.push('\n');
+    }
+    if let Some(path) = &cli.dot {
+        output::write(Some(path), &analysis::report::dot(&model, &cdg))?;
+    }
+    output::write(cli.output.as_deref(), &out)?;
+    if cdg.singular.is_empty() {
+        return Ok(());
+    }
+    let mut message = String::new();
+    for s in &cdg.singular {
+        let over: Vec<&str> = s.overdetermined.iter().map(|&e| model.eq(e).id.as_str()).collect();
+        let under: Vec<&str> = s.underdetermined.iter().map(|&v| model.var(v).name.as_str()).collect();
+        message.push_str(&format!(
+            "{}: error: model {} is structurally singular {}: overdetermined equations [{}], underdetermined variables [{}]\n",
+            file.name,
+            model.name,
+            analysis::report::when_phrase(&cdg.space.text(&s.cond, &cdg.valid)),
+            over.join(", "),
+            under.join(", ")
+        ));
+        for &e in &s.overdetermined {
+            let eq = model.eq(e);
+            let (l, c) = file.line_col(eq.span.start as usize);
+            message.push_str(&format!("  {}:{l}:{c}: equation {}: {}\n", file.name, eq.id, eq.text));
+        }
+        for &v in &s.underdetermined {
+            let var = model.var(v);
+            let (l, c) = file.line_col(var.span.start as usize);
+            message.push_str(&format!("  {}:{l}:{c}: variable {}\n", file.name, var.name));
+        }
+    }
+    Err(DriverError::Singular(message))
+}
+
+/// Parses, checks and lowers `file` to an mDAE.
+pub fn lower(file: &SourceFile) -> Result<mdae::Mdae, DriverError> {
+    let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
+    let def = syntax::parse(&file.text).map_err(rejected)?;
+    syntax::check::refuse_unsupported(&def).map_err(rejected)?;
+    mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })
 }
 
 /// Reads FILE, or stdin for `-` or no FILE. Invalid UTF-8 is a located syntax error.
