@@ -3,11 +3,11 @@
 //! unions of modes. Exponential in the number of modes; it is the reference the implicit
 //! strategy is tested against.
 
+use super::AnalysisError;
 use super::cdg::{Block, Cdg, Edge, Singular};
 use super::matching::Graph;
 use super::modes::ModeSpace;
 use super::sigma::{BlockInstance, SingleMode, analyse};
-use super::AnalysisError;
 use crate::mdae::{EqId, Mdae, ModeId, VarId};
 use biodivine_lib_bdd::Bdd;
 use std::collections::BTreeMap;
@@ -109,11 +109,8 @@ impl Acc {
 
     fn finish(self, space: ModeSpace, valid: Bdd) -> Cdg {
         let index: BTreeMap<&BlockInstance, usize> = self.blocks.keys().enumerate().map(|(n, b)| (b, n)).collect();
-        let edges = self
-            .edges
-            .iter()
-            .map(|((a, b), cond)| Edge { from: index[a], to: index[b], cond: cond.clone() })
-            .collect();
+        let edges =
+            self.edges.iter().map(|((a, b), cond)| Edge { from: index[a], to: index[b], cond: cond.clone() }).collect();
         let blocks = self.blocks.iter().map(|(b, cond)| block(b, cond)).collect();
         let bits = |b: u64| (0..space.mode_vars.len()).map(|m| (ModeId(m as u32), b >> m & 1 == 1)).collect();
         let singular = self

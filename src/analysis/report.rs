@@ -139,11 +139,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .iter()
         .map(|s| JsonSingular {
             when: text(&s.cond),
-            example: s
-                .example
-                .iter()
-                .map(|&(m, v)| (mdae.mode(m).name.clone(), serde_json::Value::Bool(v)))
-                .collect(),
+            example: s.example.iter().map(|&(m, v)| (mdae.mode(m).name.clone(), serde_json::Value::Bool(v))).collect(),
             overdetermined: s.overdetermined.iter().map(|&e| mdae.eq(e).id.clone()).collect(),
             underdetermined: s.underdetermined.iter().map(|&v| mdae.var(v).name.clone()).collect(),
         })
@@ -217,8 +213,7 @@ pub fn when_phrase(cond: &str) -> String {
 pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
     let text = |b: &Bdd| cdg.space.text(b, &cdg.valid);
     let mut s = String::new();
-    let vars: Vec<&str> =
-        mdae.modes.iter().filter(|m| m.kind == ModeKind::Variable).map(|m| m.name.as_str()).collect();
+    let vars: Vec<&str> = mdae.modes.iter().filter(|m| m.kind == ModeKind::Variable).map(|m| m.name.as_str()).collect();
     let _ = writeln!(s, "model {}: {} equations, {} unknowns", mdae.name, mdae.equations.len(), mdae.vars.len());
     let _ = writeln!(s, "mode variables: {}", if vars.is_empty() { "none".into() } else { vars.join(", ") });
     for m in &mdae.modes {
@@ -232,13 +227,17 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
         let _ = writeln!(s, "structurally nonsingular in every valid mode");
     }
     for sg in &cdg.singular {
-        let example: Vec<String> =
-            sg.example.iter().map(|&(m, v)| format!("{} = {}", mdae.mode(m).name, v)).collect();
+        let example: Vec<String> = sg.example.iter().map(|&(m, v)| format!("{} = {}", mdae.mode(m).name, v)).collect();
         let _ = writeln!(s, "SINGULAR {} (e.g. {}):", when_phrase(&text(&sg.cond)), example.join(", "));
         let over: Vec<&str> = sg.overdetermined.iter().map(|&e| mdae.eq(e).id.as_str()).collect();
         let under: Vec<&str> = sg.underdetermined.iter().map(|&v| mdae.var(v).name.as_str()).collect();
-        let _ = writeln!(s, "  overdetermined equations: {}", if over.is_empty() { "none".into() } else { over.join(" ") });
-        let _ = writeln!(s, "  underdetermined variables: {}", if under.is_empty() { "none".into() } else { under.join(" ") });
+        let _ =
+            writeln!(s, "  overdetermined equations: {}", if over.is_empty() { "none".into() } else { over.join(" ") });
+        let _ = writeln!(
+            s,
+            "  underdetermined variables: {}",
+            if under.is_empty() { "none".into() } else { under.join(" ") }
+        );
     }
     classes(mdae, cdg, &mut s);
     let _ = writeln!(s, "blocks ({}):", cdg.blocks.len());

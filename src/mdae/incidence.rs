@@ -30,7 +30,8 @@ impl Lowering<'_> {
                 let f = c.function.text.as_str();
                 match f {
                     "der" => self.args_incidence(&c.args, guard, order.saturating_add(1), out)?,
-                    "pre" | "delay" | "initial" | "terminal" | "sample" | "edge" | "change" | "spatialDistribution" => {}
+                    "pre" | "delay" | "initial" | "terminal" | "sample" | "edge" | "change" | "spatialDistribution" => {
+                    }
                     _ => self.args_incidence(&c.args, guard, order, out)?,
                 }
             }

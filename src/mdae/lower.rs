@@ -10,8 +10,8 @@
 use super::eval::{Env, Value};
 use super::incidence::merge;
 use super::{
-    Arm, Body, Cond, EqId, Equation, Incidence, Invariant, Kept, KeptKind, LowerError, Mdae, Mode, ModeId,
-    ModeKind, VarId, Variable,
+    Arm, Body, Cond, EqId, Equation, Incidence, Invariant, Kept, KeptKind, LowerError, Mdae, Mode, ModeId, ModeKind,
+    VarId, Variable,
 };
 use crate::syntax::SourceFile;
 use crate::syntax::ast::*;
@@ -49,7 +49,8 @@ struct Residual<'a> {
 /// Lowers the model class of `def` (the last non-function class; inside a Base Modelica
 /// package, its last model) into an mDAE.
 pub fn lower(def: &StoredDefinition, file: &SourceFile) -> Result<Mdae, LowerError> {
-    let class = model_class(def).ok_or_else(|| LowerError::new(def.span, "no model or class to analyse in this file"))?;
+    let class =
+        model_class(def).ok_or_else(|| LowerError::new(def.span, "no model or class to analyse in this file"))?;
     let ClassBody::Long(comp) = &class.body else {
         return Err(LowerError::new(class.span, "the model must be a long class definition (`model M … end M;`)"));
     };
@@ -238,10 +239,15 @@ impl<'a> Lowering<'a> {
                 return Err(LowerError::new(eq.span, "unsupported construct `connect` (flatten the model first)"));
             }
             EquationKind::For { .. } => {
-                return Err(LowerError::new(eq.span, "unsupported construct: for-equation (scalarise the model first)"));
+                return Err(LowerError::new(
+                    eq.span,
+                    "unsupported construct: for-equation (scalarise the model first)",
+                ));
             }
             EquationKind::Call(c) => self.call_equation(eq, c)?,
-            EquationKind::Simple { lhs, .. } if self.is_mode_equation(lhs) => self.keep(KeptKind::ModeEquation, eq.span),
+            EquationKind::Simple { lhs, .. } if self.is_mode_equation(lhs) => {
+                self.keep(KeptKind::ModeEquation, eq.span)
+            }
             EquationKind::Simple { lhs, .. } if matches!(lhs.kind, ExprKind::Tuple(_)) => {
                 return Err(LowerError::new(eq.span, "unsupported construct: tuple equation `(a, b) = f(…)`"));
             }
@@ -398,10 +404,16 @@ impl<'a> Lowering<'a> {
         };
         let (body, text) = if r.arms.len() == 1 && r.arms[0].0 == Cond::True {
             let (_, l, rr) = &r.arms[0];
-            (Body::Simple { lhs: (*l).clone(), rhs: (*rr).clone() }, format!("{} = {}", expr_to_string(l), expr_to_string(rr)))
+            (
+                Body::Simple { lhs: (*l).clone(), rhs: (*rr).clone() },
+                format!("{} = {}", expr_to_string(l), expr_to_string(rr)),
+            )
         } else {
-            let arms: Vec<Arm> =
-                r.arms.iter().map(|(g, l, rr)| Arm { when: g.clone(), lhs: (*l).clone(), rhs: (*rr).clone() }).collect();
+            let arms: Vec<Arm> = r
+                .arms
+                .iter()
+                .map(|(g, l, rr)| Arm { when: g.clone(), lhs: (*l).clone(), rhs: (*rr).clone() })
+                .collect();
             let text = self.arms_text(&arms);
             (Body::Arms(arms), text)
         };

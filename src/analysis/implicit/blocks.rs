@@ -1,0 +1,299 @@
+//! Blocks and the CDG, all modes at once (paper 002 §4.6).
+//!
+//! 1. ⇝ (§4.6.1): for edges e = (i, j), e' = (i', j) with i ≠ i',
+//!    `i ⇝ i'` holds where T_e ∧ Ξ_e' ∧ ¬T_e', Ξ_e' = χ_E(e') ∧ d_j = c_i' + σ_e'.
+//! 2. SCCs (§4.6.2): Tarjan on the union of ⇝ over all modes first; the transitive closure
+//!    (BDD Floyd–Warshall) only inside each union SCC; `same(a, b)` = a ⇝* b ∧ b ⇝* a.
+//! 3. Block instances (our design; the paper leaves it open): equation i is the
+//!    representative of its block where no smaller equation of its union SCC is `same`;
+//!    that condition is split by membership of every larger equation, then by the offsets
+//!    c of the members, the edge each member is matched by (T_e), the order d of every
+//!    written variable and the order σ + c of every read variable. Every leaf is a block
+//!    instance `cond: reads -- eqs -> writes`; equal instances are merged (conditions or-ed).
+//! 4. Edges: between instances b1 ≠ b2, cond(b1) ∧ cond(b2) ∧ ∨(i ⇝ i') over i ∈ b1, i' ∈ b2.
+
+use super::Encoding;
+use super::bits::BitVec;
+use super::primal::Primal;
+use crate::analysis::cdg::{Block, Edge};
+use crate::analysis::explicit::block;
+use crate::analysis::sigma::BlockInstance;
+use biodivine_lib_bdd::Bdd;
+use petgraph::graph::DiGraph;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub(super) struct Graph {
+    pub blocks: Vec<Block>,
+    pub edges: Vec<Edge>,
+}
+
+pub(super) fn build(enc: &Encoding, primal: &Primal, c: &[BitVec], d: &[BitVec]) -> Graph {
+    let rel = relation(enc, primal, c, d);
+    let instances = instances(enc, primal, c, d, &rel);
+    let index: BTreeMap<&BlockInstance, usize> = instances.keys().enumerate().map(|(n, b)| (b, n)).collect();
+    let mut with_eq: BTreeMap<usize, Vec<(usize, &Bdd)>> = BTreeMap::new();
+    for (b, cond) in &instances {
+        for &(i, _) in &b.eqs {
+            with_eq.entry(i).or_default().push((index[b], cond));
+        }
+    }
+    let mut edges: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
+    for (&(i, i2), r) in &rel {
+        for &(b1, c1) in with_eq.get(&i).map(Vec::as_slice).unwrap_or(&[]) {
+            for &(b2, c2) in with_eq.get(&i2).map(Vec::as_slice).unwrap_or(&[]) {
+                if b1 != b2 {
+                    let here = c1.and(c2).and(r);
+                    if !here.is_false() {
+                        let e = edges.entry((b1, b2)).or_insert_with(|| enc.space.mk_false());
+                        *e = e.or(&here);
+                    }
+                }
+            }
+        }
+    }
+    Graph {
+        blocks: instances.iter().map(|(b, cond)| block(b, cond)).collect(),
+        edges: edges.into_iter().map(|((from, to), cond)| Edge { from, to, cond }).collect(),
+    }
+}
+
+/// `i ⇝ i'` as a map (i, i') → modes, non-false entries only.
+fn relation(enc: &Encoding, primal: &Primal, c: &[BitVec], d: &[BitVec]) -> BTreeMap<(usize, usize), Bdd> {
+    let set = enc.set();
+    let saturated: Vec<Bdd> = enc
+        .edges
+        .iter()
+        .map(|e| e.active.and(&d[e.var].eq(&c[e.eq].add(&e.sigma, set), set)).and(&primal.regular))
+        .collect();
+    let mut rel: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
+    for col in &enc.cols {
+        for &k in col {
+            for &k2 in col {
+                let (e, e2) = (&enc.edges[k], &enc.edges[k2]);
+                if e.eq == e2.eq {
+                    continue;
+                }
+                let r = primal.matched[k].and(&saturated[k2]).and_not(&primal.matched[k2]);
+                if !r.is_false() {
+                    let entry = rel.entry((e.eq, e2.eq)).or_insert_with(|| enc.space.mk_false());
+                    *entry = entry.or(&r);
+                }
+            }
+        }
+    }
+    rel
+}
+
+/// A block instance being split: members and what is fixed so far.
+#[derive(Clone, Default)]
+struct Leaf {
+    members: Vec<usize>,
+    c: BTreeMap<usize, u32>,
+    /// member equation → matched edge.
+    matched: BTreeMap<usize, usize>,
+    d: BTreeMap<usize, u32>,
+    reads: BTreeMap<usize, u32>,
+}
+
+/// Splits every leaf by `parts(leaf)`, a list of (modes, update) alternatives.
+fn split(
+    leaves: Vec<(Leaf, Bdd)>,
+    parts: &dyn Fn(&Leaf, &Bdd) -> Vec<(Bdd, Box<dyn Fn(&mut Leaf)>)>,
+) -> Vec<(Leaf, Bdd)> {
+    let mut out = Vec::new();
+    for (leaf, cond) in leaves {
+        for (modes, update) in parts(&leaf, &cond) {
+            let here = cond.and(&modes);
+            if !here.is_false() {
+                let mut l = leaf.clone();
+                update(&mut l);
+                out.push((l, here));
+            }
+        }
+    }
+    out
+}
+
+fn instances(
+    enc: &Encoding,
+    primal: &Primal,
+    c: &[BitVec],
+    d: &[BitVec],
+    rel: &BTreeMap<(usize, usize), Bdd>,
+) -> BTreeMap<BlockInstance, Bdd> {
+    let set = enc.set();
+    let n = enc.mdae.equations.len();
+    let mut g: DiGraph<usize, ()> = DiGraph::new();
+    let nodes: Vec<_> = (0..n).map(|i| g.add_node(i)).collect();
+    for &(a, b) in rel.keys() {
+        g.add_edge(nodes[a], nodes[b], ());
+    }
+    let mut out: BTreeMap<BlockInstance, Bdd> = BTreeMap::new();
+    for scc in petgraph::algo::tarjan_scc(&g) {
+        let mut members: Vec<usize> = scc.iter().map(|&x| g[x]).collect();
+        members.sort_unstable();
+        let same = closure(enc, &members, rel);
+        for (pos, &i) in members.iter().enumerate() {
+            let mut rep = primal.regular.clone();
+            for &a in &members[..pos] {
+                rep = rep.and_not(&same[&(i, a)]);
+            }
+            if rep.is_false() {
+                continue;
+            }
+            let mut leaves = vec![(Leaf { members: vec![i], ..Leaf::default() }, rep)];
+            for &b in &members[pos + 1..] {
+                let s = same[&(i, b)].clone();
+                leaves = split(leaves, &|_, _| {
+                    vec![
+                        (s.clone(), Box::new(move |l: &mut Leaf| l.members.push(b))),
+                        (s.not(), Box::new(|_: &mut Leaf| {})),
+                    ]
+                });
+            }
+            for (leaf, cond) in refine(enc, primal, c, d, leaves) {
+                let key = BlockInstance {
+                    eqs: leaf.c.iter().map(|(&i, &ci)| (i, ci)).collect(),
+                    writes: leaf.d.iter().map(|(&j, &dj)| (j, dj)).collect(),
+                    reads: leaf.reads.into_iter().collect(),
+                };
+                let e = out.entry(key).or_insert_with(|| set.mk_false());
+                *e = e.or(&cond);
+            }
+        }
+    }
+    out
+}
+
+/// `same[(a, b)]` for a, b in one union SCC: the modes where a ⇝* b and b ⇝* a.
+fn closure(enc: &Encoding, members: &[usize], rel: &BTreeMap<(usize, usize), Bdd>) -> BTreeMap<(usize, usize), Bdd> {
+    let set = enc.set();
+    let mut reach: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
+    for &a in members {
+        for &b in members {
+            let r = if a == b { set.mk_true() } else { rel.get(&(a, b)).cloned().unwrap_or_else(|| set.mk_false()) };
+            reach.insert((a, b), r);
+        }
+    }
+    if members.len() > 1 {
+        for &k in members {
+            for &a in members {
+                let ak = reach[&(a, k)].clone();
+                if ak.is_false() {
+                    continue;
+                }
+                for &b in members {
+                    let via = ak.and(&reach[&(k, b)]);
+                    if !via.is_false() {
+                        let e = reach.get_mut(&(a, b)).expect("pair of members");
+                        *e = e.or(&via);
+                    }
+                }
+            }
+        }
+    }
+    let mut same = BTreeMap::new();
+    for &a in members {
+        for &b in members {
+            same.insert((a, b), reach[&(a, b)].and(&reach[&(b, a)]));
+        }
+    }
+    same
+}
+
+/// Splits member sets by offsets, matchings, written orders and read orders.
+fn refine(
+    enc: &Encoding,
+    primal: &Primal,
+    c: &[BitVec],
+    d: &[BitVec],
+    mut leaves: Vec<(Leaf, Bdd)>,
+) -> Vec<(Leaf, Bdd)> {
+    let set = enc.set();
+    let max_members = leaves.iter().map(|(l, _)| l.members.len()).max().unwrap_or(0);
+    for slot in 0..max_members {
+        // Offset of the slot-th member.
+        leaves = split(leaves, &|l, cond| {
+            let Some(&i) = l.members.get(slot) else { return vec![(set.mk_true(), Box::new(|_: &mut Leaf| {}))] };
+            c[i].partition(cond, set)
+                .into_iter()
+                .map(|(v, b)| {
+                    (
+                        b,
+                        Box::new(move |l: &mut Leaf| {
+                            l.c.insert(i, v);
+                        }) as Box<dyn Fn(&mut Leaf)>,
+                    )
+                })
+                .collect()
+        });
+        // Matched edge of the slot-th member.
+        leaves = split(leaves, &|l, _| {
+            let Some(&i) = l.members.get(slot) else { return vec![(set.mk_true(), Box::new(|_: &mut Leaf| {}))] };
+            enc.rows[i]
+                .iter()
+                .map(|&k| {
+                    (
+                        primal.matched[k].clone(),
+                        Box::new(move |l: &mut Leaf| {
+                            l.matched.insert(i, k);
+                        }) as Box<dyn Fn(&mut Leaf)>,
+                    )
+                })
+                .collect()
+        });
+    }
+    // Orders of the written variables.
+    let max_writes = leaves.iter().map(|(l, _)| l.matched.len()).max().unwrap_or(0);
+    for slot in 0..max_writes {
+        leaves = split(leaves, &|l, cond| {
+            let Some(&k) = l.matched.values().nth(slot) else {
+                return vec![(set.mk_true(), Box::new(|_: &mut Leaf| {}))];
+            };
+            let j = enc.edges[k].var;
+            d[j].partition(cond, set)
+                .into_iter()
+                .map(|(v, b)| {
+                    (
+                        b,
+                        Box::new(move |l: &mut Leaf| {
+                            l.d.insert(j, v);
+                        }) as Box<dyn Fn(&mut Leaf)>,
+                    )
+                })
+                .collect()
+        });
+    }
+    // Read variables: every edge of a member to a variable the block does not write.
+    let mut result = Vec::new();
+    for (leaf, cond) in leaves {
+        let written: BTreeSet<usize> = leaf.matched.values().map(|&k| enc.edges[k].var).collect();
+        let mut local = vec![(leaf.clone(), cond)];
+        for &i in &leaf.members {
+            let ci = leaf.c[&i];
+            for &k in &enc.rows[i] {
+                let e = &enc.edges[k];
+                if written.contains(&e.var) {
+                    continue;
+                }
+                local = split(local, &|_, cond| {
+                    let mut alts: Vec<(Bdd, Box<dyn Fn(&mut Leaf)>)> =
+                        vec![(e.active.not(), Box::new(|_: &mut Leaf| {}))];
+                    for (s, b) in e.sigma.partition(&cond.and(&e.active), set) {
+                        let (j, o) = (e.var, s + ci);
+                        alts.push((
+                            b,
+                            Box::new(move |l: &mut Leaf| {
+                                let r = l.reads.entry(j).or_insert(o);
+                                *r = (*r).max(o);
+                            }),
+                        ));
+                    }
+                    alts
+                });
+            }
+        }
+        result.extend(local);
+    }
+    result
+}

@@ -1,0 +1,162 @@
+//! The implicit strategy: paper 002 §4, every mode at once with BDDs
+//! (biodivine-lib-bdd). Steps, one file each:
+//! - here, the encoding (Table 1): one BDD variable per mode and per edge (equation,
+//!   variable) of the all-modes incidence, χ_E and σ per edge, χ_M;
+//! - [`primal`]: perfect matchings X = μ ∧ ν ∧ Υ, weight ω, bitwise arg-max S, one
+//!   matching per mode T (biodivine's `pick`: for every mode, the witness matching that is
+//!   least in the variable order), T_e, and the regular (nonsingular valid) modes;
+//! - [`dual`]: Pryce's fixpoint with mode-dependent c_i, d_j ([`bits::BitVec`]);
+//! - [`blocks`]: the dependency relation ⇝, its transitive closure restricted to the SCCs
+//!   of the all-modes union graph (Tarjan first), the block instances with their
+//!   conditions, and the CDG edges;
+//! - [`singular`]: diagnostics for the singular modes.
+//!
+//! Variable order (locality, paper 002 §4.3): equations in source order; before each
+//! equation's edge variables come the mode variables its incidence mentions first.
+
+mod bits;
+mod blocks;
+mod dual;
+mod primal;
+mod singular;
+
+use super::AnalysisError;
+use super::cdg::Cdg;
+use super::modes::ModeSpace;
+use crate::mdae::{Cond, Mdae};
+use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
+use bits::BitVec;
+
+/// One edge of the all-modes incidence: equation `eq` contains variable `var` in some mode.
+pub(super) struct EdgeInfo {
+    pub eq: usize,
+    pub var: usize,
+    pub bdd_var: BddVariable,
+    /// χ_E: the modes where the edge exists.
+    pub active: Bdd,
+    /// σ: the order where the edge exists (0 elsewhere).
+    pub sigma: BitVec,
+}
+
+pub(super) struct Encoding<'m> {
+    pub mdae: &'m Mdae,
+    pub space: ModeSpace,
+    pub edges: Vec<EdgeInfo>,
+    /// I⁻¹: equation → its edges.
+    pub rows: Vec<Vec<usize>>,
+    /// J⁻¹: variable → its edges.
+    pub cols: Vec<Vec<usize>>,
+    pub edge_vars: Vec<BddVariable>,
+    pub valid: Bdd,
+    /// Width of the bit-vectors of c, d and σ.
+    pub width: usize,
+}
+
+impl Encoding<'_> {
+    pub fn set(&self) -> &BddVariableSet {
+        &self.space.set
+    }
+}
+
+pub fn implicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
+    if mdae.equations.iter().any(|e| e.active != Cond::True) {
+        return Err(AnalysisError::Unsupported("equations active in some modes only (χ_I ≠ true)".into()));
+    }
+    let enc = encode(mdae)?;
+    let primal = primal::solve(&enc);
+    let (c, d) = dual::solve(&enc, &primal)?;
+    let graph = blocks::build(&enc, &primal, &c, &d);
+    let singular = singular::diagnose(&enc, &primal);
+    let offsets = c.iter().map(|ci| ci.partition(&primal.regular, enc.set())).collect();
+    let orders = d.iter().map(|dj| dj.partition(&primal.regular, enc.set())).collect();
+    Ok(Cdg {
+        valid: enc.valid.clone(),
+        regular: primal.regular.clone(),
+        singular,
+        offsets,
+        orders,
+        blocks: graph.blocks,
+        edges: graph.edges,
+        space: enc.space,
+    })
+}
+
+/// Builds the BDD variable set (in locality order), χ_E and σ of every edge, χ_M.
+fn encode(mdae: &Mdae) -> Result<Encoding<'_>, AnalysisError> {
+    enum Slot {
+        Mode(usize),
+        Edge(usize, usize),
+    }
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut placed = vec![false; mdae.modes.len()];
+    let mut edge_keys: Vec<(usize, usize)> = Vec::new();
+    for (i, e) in mdae.equations.iter().enumerate() {
+        let mut ms = Vec::new();
+        e.incidence.iter().for_each(|inc| inc.when.modes(&mut ms));
+        for m in ms {
+            if !placed[m.index()] {
+                placed[m.index()] = true;
+                slots.push(Slot::Mode(m.index()));
+            }
+        }
+        let mut vars: Vec<usize> = e.incidence.iter().map(|inc| inc.var.index()).collect();
+        vars.sort_unstable();
+        vars.dedup();
+        for j in vars {
+            slots.push(Slot::Edge(i, j));
+            edge_keys.push((i, j));
+        }
+    }
+    for (m, p) in placed.iter().enumerate() {
+        if !p {
+            slots.push(Slot::Mode(m));
+        }
+    }
+    if slots.len() > u16::MAX as usize {
+        return Err(AnalysisError::Unsupported(format!("{} BDD variables (at most {})", slots.len(), u16::MAX)));
+    }
+    let names: Vec<String> = slots
+        .iter()
+        .map(|s| match s {
+            Slot::Mode(m) => format!("m{m}"),
+            Slot::Edge(i, j) => format!("e{i}_{j}"),
+        })
+        .collect();
+    let set = BddVariableSet::new(&names.iter().map(String::as_str).collect::<Vec<_>>());
+    let all = set.variables();
+    let mut mode_vars = vec![all[0]; mdae.modes.len()];
+    let mut edge_vars = Vec::with_capacity(edge_keys.len());
+    for (k, s) in slots.iter().enumerate() {
+        match s {
+            Slot::Mode(m) => mode_vars[*m] = all[k],
+            Slot::Edge(..) => edge_vars.push(all[k]),
+        }
+    }
+    let space = ModeSpace { set, mode_vars, names: mdae.modes.iter().map(|m| m.name.clone()).collect() };
+    let max_order = mdae.equations.iter().flat_map(|e| e.incidence.iter().map(|i| i.order as u64)).max().unwrap_or(0);
+    // c, d ≤ n · max σ (Pryce); two spare bits keep the sums of the fixpoint exact.
+    let bound = (mdae.equations.len() as u64 + 1) * (max_order + 1) * 2;
+    let width = (64 - bound.leading_zeros() as usize).max(2) + 1;
+    let mut edges = Vec::with_capacity(edge_keys.len());
+    let mut rows = vec![Vec::new(); mdae.equations.len()];
+    let mut cols = vec![Vec::new(); mdae.vars.len()];
+    for (k, &(i, j)) in edge_keys.iter().enumerate() {
+        let mut active = space.mk_false();
+        let mut sigma = BitVec::constant(&space.set, width, 0);
+        for inc in mdae.equations[i].incidence.iter().filter(|inc| inc.var.index() == j) {
+            let when = space.cond(&inc.when);
+            let here = BitVec::ite(
+                &when,
+                &BitVec::constant(&space.set, width, inc.order as u64),
+                &BitVec::constant(&space.set, width, 0),
+            );
+            sigma = sigma.max(&here, &space.set);
+            active = active.or(&when);
+        }
+        rows[i].push(k);
+        cols[j].push(k);
+        edges.push(EdgeInfo { eq: i, var: j, bdd_var: edge_vars[k], active, sigma });
+    }
+    let valid = space.valid(mdae);
+    Ok(Encoding { mdae, space, edges, rows, cols, edge_vars, valid, width })
+}
