@@ -6,7 +6,9 @@
 
 use mdae_rimis::analysis::{self, Cdg, Strategy};
 use mdae_rimis::driver;
-use mdae_rimis::mdae::{Body, Cond, EqId, Equation, Incidence, Invariant, Mdae, Mode, ModeId, ModeKind, VarId, Variable};
+use mdae_rimis::mdae::{
+    Body, Cond, EqId, Equation, Incidence, Invariant, Mdae, Mode, ModeId, ModeKind, VarId, Variable,
+};
 use mdae_rimis::syntax::ast::{Expr, ExprKind, text};
 use mdae_rimis::syntax::{SourceFile, Span};
 use std::collections::BTreeSet;
@@ -23,7 +25,8 @@ struct ModeView {
 }
 
 fn view(cdg: &Cdg, bits: u64) -> ModeView {
-    let at = |list: &Vec<(u32, biodivine_lib_bdd::Bdd)>| list.iter().find(|(_, b)| cdg.space.contains(b, bits)).map(|x| x.0);
+    let at =
+        |list: &Vec<(u32, biodivine_lib_bdd::Bdd)>| list.iter().find(|(_, b)| cdg.space.contains(b, bits)).map(|x| x.0);
     let key = |n: usize| {
         let b = &cdg.blocks[n];
         (b.eqs.clone(), b.writes.clone(), b.reads.clone())
@@ -33,7 +36,12 @@ fn view(cdg: &Cdg, bits: u64) -> ModeView {
         c: cdg.offsets.iter().map(at).collect(),
         d: cdg.orders.iter().map(at).collect(),
         blocks: (0..cdg.blocks.len()).filter(|&n| cdg.space.contains(&cdg.blocks[n].cond, bits)).map(key).collect(),
-        deps: cdg.edges.iter().filter(|e| cdg.space.contains(&e.cond, bits)).map(|e| (key(e.from), key(e.to))).collect(),
+        deps: cdg
+            .edges
+            .iter()
+            .filter(|e| cdg.space.contains(&e.cond, bits))
+            .map(|e| (key(e.from), key(e.to)))
+            .collect(),
     }
 }
 

@@ -124,14 +124,16 @@ fn encode(mdae: &Mdae) -> Result<Encoding<'_>, AnalysisError> {
         .collect();
     let set = BddVariableSet::new(&names.iter().map(String::as_str).collect::<Vec<_>>());
     let all = set.variables();
-    let mut mode_vars = vec![all[0]; mdae.modes.len()];
+    let mut mode_vars = Vec::with_capacity(mdae.modes.len());
     let mut edge_vars = Vec::with_capacity(edge_keys.len());
     for (k, s) in slots.iter().enumerate() {
         match s {
-            Slot::Mode(m) => mode_vars[*m] = all[k],
+            Slot::Mode(m) => mode_vars.push((*m, all[k])),
             Slot::Edge(..) => edge_vars.push(all[k]),
         }
     }
+    mode_vars.sort_unstable_by_key(|&(m, _)| m);
+    let mode_vars: Vec<BddVariable> = mode_vars.into_iter().map(|(_, v)| v).collect();
     let space = ModeSpace { set, mode_vars, names: mdae.modes.iter().map(|m| m.name.clone()).collect() };
     let max_order = mdae.equations.iter().flat_map(|e| e.incidence.iter().map(|i| i.order as u64)).max().unwrap_or(0);
     // c, d ≤ n · max σ (Pryce); two spare bits keep the sums of the fixpoint exact.
