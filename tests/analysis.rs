@@ -194,3 +194,14 @@ fn check_report_snapshots() {
     insta::assert_snapshot!("json_WaterTank", serde_json::to_string_pretty(&report::json(&m, &cdg)).unwrap());
     insta::assert_snapshot!("dot_WaterTank", report::dot(&m, &cdg));
 }
+
+#[test]
+fn a_model_without_modes_or_unknowns_is_analysed_by_both_strategies() {
+    let text = "model Empty\n  parameter Real p = 1;\nend Empty;\n";
+    let m = driver::lower(&SourceFile::new("Empty.mo", text)).unwrap_or_else(|e| panic!("{}", e.render()));
+    for s in STRATEGIES {
+        let cdg = run(&m, s);
+        assert!(cdg.blocks.is_empty() && cdg.singular.is_empty(), "{s:?}");
+        assert_eq!(cdg.space.count(&cdg.valid), "1");
+    }
+}
