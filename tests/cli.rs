@@ -125,3 +125,22 @@ fn rejected_inputs_exit_1() {
         assert!(err.starts_with(expected), "expected {expected:?}, got:\n{err}");
     }
 }
+
+#[test]
+fn analysis_reports_and_the_exit_code_of_a_singular_model() {
+    let ok = run(&["--check", fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert!(text(&ok.stdout).contains("blocks (13):"));
+    assert!(ok.stderr.is_empty());
+
+    let dir = tempfile::tempdir().unwrap();
+    let dot = dir.path().join("cdg.dot");
+    let bad = run(&["--report", "json", "--dot", dot.to_str().unwrap(), fixture("SingularOneMode.mo").to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(1), "a singular model is rejected");
+    let json: serde_json::Value = serde_json::from_slice(&bad.stdout).expect("the JSON report still goes to stdout");
+    assert_eq!(json["singular"][0]["when"], "g");
+    assert_eq!(json["singular"][0]["underdetermined"][0], "v");
+    let err = text(&bad.stderr);
+    assert!(err.contains("SingularOneMode.mo:10:13: equation e2"), "located diagnostics on stderr: {err}");
+    assert!(std::fs::read_to_string(&dot).unwrap().starts_with("digraph"));
+}

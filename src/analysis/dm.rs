@@ -33,52 +33,48 @@ pub fn decompose(adj: &Graph, n_var: usize) -> Decomposition {
         }
     }
     // Over-determined: from unmatched equations, eq -> var (any edge) -> matched eq.
-    let mut eq_over = vec![false; n_eq];
-    let mut var_over = vec![false; n_var];
-    let mut stack: Vec<usize> = (0..n_eq).filter(|&i| eq_to_var[i].is_none()).collect();
-    stack.iter().for_each(|&i| eq_over[i] = true);
-    while let Some(i) = stack.pop() {
-        for &(j, _) in &adj[i] {
-            if !var_over[j] {
-                var_over[j] = true;
-                if let Some(k) = var_to_eq[j] {
-                    if !eq_over[k] {
-                        eq_over[k] = true;
-                        stack.push(k);
-                    }
-                }
-            }
-        }
-    }
-    // Under-determined: from unmatched variables, var -> eq (any edge) -> matched var.
-    let mut eq_under = vec![false; n_eq];
-    let mut var_under = vec![false; n_var];
-    let mut stack: Vec<usize> = (0..n_var).filter(|&j| var_to_eq[j].is_none()).collect();
-    stack.iter().for_each(|&j| var_under[j] = true);
-    while let Some(j) = stack.pop() {
-        for &i in &var_adj[j] {
-            if !eq_under[i] {
-                eq_under[i] = true;
-                if let Some(k) = eq_to_var[i] {
-                    if !var_under[k] {
-                        var_under[k] = true;
-                        stack.push(k);
-                    }
-                }
-            }
-        }
-    }
-    let pick = |flags: &[bool], want: bool| (0..flags.len()).filter(|&k| flags[k] == want).collect::<Vec<_>>();
+    let eq_adj: Vec<Vec<usize>> = adj.iter().map(|row| row.iter().map(|&(j, _)| j).collect()).collect();
+    let (eq_over, var_over) = alternating_reach(&eq_adj, &eq_to_var, &var_to_eq);
+    // Under-determined: the same from unmatched variables, var -> eq -> matched var.
+    let (var_under, eq_under) = alternating_reach(&var_adj, &var_to_eq, &eq_to_var);
+    let pick = |flags: &[bool]| (0..flags.len()).filter(|&k| flags[k]).collect::<Vec<_>>();
     let well_eqs = (0..n_eq).filter(|&i| !eq_over[i] && !eq_under[i]).collect();
     let well_vars = (0..n_var).filter(|&j| !var_over[j] && !var_under[j]).collect();
     Decomposition {
-        over_eqs: pick(&eq_over, true),
-        over_vars: pick(&var_over, true),
-        under_eqs: pick(&eq_under, true),
-        under_vars: pick(&var_under, true),
+        over_eqs: pick(&eq_over),
+        over_vars: pick(&var_over),
+        under_eqs: pick(&eq_under),
+        under_vars: pick(&var_under),
         well_eqs,
         well_vars,
     }
+}
+
+/// From every unmatched node of side A: A -> B along any edge, B -> A along the matching.
+/// Returns the reached (A, B) nodes as flags.
+fn alternating_reach(
+    a_adj: &[Vec<usize>],
+    a_to_b: &[Option<usize>],
+    b_to_a: &[Option<usize>],
+) -> (Vec<bool>, Vec<bool>) {
+    let mut a_seen = vec![false; a_adj.len()];
+    let mut b_seen = vec![false; b_to_a.len()];
+    let mut stack: Vec<usize> = (0..a_adj.len()).filter(|&x| a_to_b[x].is_none()).collect();
+    stack.iter().for_each(|&x| a_seen[x] = true);
+    while let Some(x) = stack.pop() {
+        for &y in &a_adj[x] {
+            if !b_seen[y] {
+                b_seen[y] = true;
+                if let Some(z) = b_to_a[y] {
+                    if !a_seen[z] {
+                        a_seen[z] = true;
+                        stack.push(z);
+                    }
+                }
+            }
+        }
+    }
+    (a_seen, b_seen)
 }
 
 #[cfg(test)]

@@ -60,10 +60,10 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
             SingleMode::Nonsingular(s) => {
                 acc.regular = acc.regular.or(&mode);
                 for (i, &c) in s.c.iter().enumerate() {
-                    add(&mut acc.offsets[i], c, &mode, &space);
+                    or_into(&mut acc.offsets[i], c, &mode, &space);
                 }
                 for (j, &d) in s.d.iter().enumerate() {
-                    add(&mut acc.orders[j], d, &mode, &space);
+                    or_into(&mut acc.orders[j], d, &mode, &space);
                 }
                 for b in &s.blocks {
                     or_into(&mut acc.blocks, b.clone(), &mode, &space);
@@ -75,10 +75,6 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
         }
     }
     Ok(acc.finish(space, valid))
-}
-
-fn add(list: &mut BTreeMap<u32, Bdd>, value: u32, mode: &Bdd, space: &ModeSpace) {
-    or_into(list, value, mode, space)
 }
 
 fn or_into<K: Ord>(map: &mut BTreeMap<K, Bdd>, key: K, mode: &Bdd, space: &ModeSpace) {

@@ -4,7 +4,7 @@
 //! Every condition is minimised with the invalid modes as don't-cares.
 
 use super::cdg::{Block, Cdg};
-use crate::mdae::{Mdae, ModeKind};
+use crate::mdae::{Mdae, ModeKind, VarId};
 use biodivine_lib_bdd::Bdd;
 use serde::Serialize;
 use std::fmt::Write;
@@ -118,6 +118,10 @@ pub struct JsonEdge {
     pub when: String,
 }
 
+fn var_orders(mdae: &Mdae, list: &[(VarId, u32)]) -> Vec<JsonVarOrder> {
+    list.iter().map(|&(v, d)| JsonVarOrder { var: mdae.var(v).name.clone(), order: d }).collect()
+}
+
 /// The JSON report (block ids are 1-based positions in `cdg.blocks`).
 pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
     let text = |b: &Bdd| cdg.space.text(b, &cdg.valid);
@@ -164,8 +168,8 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
             id: n + 1,
             when: text(&b.cond),
             equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.eq(e).id.clone(), order: c }).collect(),
-            writes: b.writes.iter().map(|&(v, d)| JsonVarOrder { var: mdae.var(v).name.clone(), order: d }).collect(),
-            reads: b.reads.iter().map(|&(v, d)| JsonVarOrder { var: mdae.var(v).name.clone(), order: d }).collect(),
+            writes: var_orders(mdae, &b.writes),
+            reads: var_orders(mdae, &b.reads),
         })
         .collect();
     let edges = cdg.edges.iter().map(|e| JsonEdge { from: e.from + 1, to: e.to + 1, when: text(&e.cond) }).collect();

@@ -32,19 +32,7 @@ impl Cond {
         match (a, b) {
             (Cond::False, _) | (_, Cond::False) => Cond::False,
             (Cond::True, x) | (x, Cond::True) => x,
-            (Cond::And(mut xs), Cond::And(ys)) => {
-                xs.extend(ys);
-                Cond::And(xs)
-            }
-            (Cond::And(mut xs), y) => {
-                xs.push(y);
-                Cond::And(xs)
-            }
-            (x, Cond::And(mut ys)) => {
-                ys.insert(0, x);
-                Cond::And(ys)
-            }
-            (x, y) => Cond::And(vec![x, y]),
+            (x, y) => Cond::And(Cond::flatten(x, y, |c| if let Cond::And(v) = c { Ok(v) } else { Err(c) })),
         }
     }
 
@@ -52,20 +40,21 @@ impl Cond {
         match (a, b) {
             (Cond::True, _) | (_, Cond::True) => Cond::True,
             (Cond::False, x) | (x, Cond::False) => x,
-            (Cond::Or(mut xs), Cond::Or(ys)) => {
-                xs.extend(ys);
-                Cond::Or(xs)
-            }
-            (Cond::Or(mut xs), y) => {
-                xs.push(y);
-                Cond::Or(xs)
-            }
-            (x, Cond::Or(mut ys)) => {
-                ys.insert(0, x);
-                Cond::Or(ys)
-            }
-            (x, y) => Cond::Or(vec![x, y]),
+            (x, y) => Cond::Or(Cond::flatten(x, y, |c| if let Cond::Or(v) = c { Ok(v) } else { Err(c) })),
         }
+    }
+
+    /// The operands of `x op y`, splicing in those of an operand that is itself `op`
+    /// (`operands` returns them, or gives the condition back).
+    fn flatten(x: Cond, y: Cond, operands: fn(Cond) -> Result<Vec<Cond>, Cond>) -> Vec<Cond> {
+        let mut out = Vec::new();
+        for c in [x, y] {
+            match operands(c) {
+                Ok(v) => out.extend(v),
+                Err(c) => out.push(c),
+            }
+        }
+        out
     }
 
     /// Evaluates under an assignment of every mode.

@@ -10,8 +10,8 @@
 use super::eval::{Env, Value};
 use super::incidence::merge;
 use super::{
-    Arm, Body, Cond, EqId, Equation, Incidence, Invariant, Kept, KeptKind, LowerError, Mdae, Mode, ModeId, ModeKind,
-    VarId, Variable,
+    Arm, Body, Cond, Equation, Incidence, Invariant, Kept, KeptKind, LowerError, Mdae, Mode, ModeId, ModeKind, VarId,
+    Variable,
 };
 use crate::syntax::SourceFile;
 use crate::syntax::ast::*;
@@ -426,7 +426,6 @@ impl<'a> Lowering<'a> {
             incidence: merge(inc),
             body,
         };
-        let _ = EqId(self.out.equations.len() as u32);
         self.out.equations.push(eq);
         Ok(())
     }

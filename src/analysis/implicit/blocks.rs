@@ -95,23 +95,52 @@ struct Leaf {
     reads: BTreeMap<usize, u32>,
 }
 
-/// Splits every leaf by `parts(leaf)`, a list of (modes, update) alternatives.
-fn split(
-    leaves: Vec<(Leaf, Bdd)>,
-    parts: &dyn Fn(&Leaf, &Bdd) -> Vec<(Bdd, Box<dyn Fn(&mut Leaf)>)>,
-) -> Vec<(Leaf, Bdd)> {
+/// What one alternative of a split fixes in a leaf.
+#[derive(Clone, Copy)]
+enum Fix {
+    Nothing,
+    Member(usize),
+    Offset(usize, u32),
+    Matched(usize, usize),
+    Order(usize, u32),
+    Read(usize, u32),
+}
+
+impl Leaf {
+    fn apply(&mut self, fix: Fix) {
+        match fix {
+            Fix::Nothing => {}
+            Fix::Member(i) => self.members.push(i),
+            Fix::Offset(i, c) => drop(self.c.insert(i, c)),
+            Fix::Matched(i, k) => drop(self.matched.insert(i, k)),
+            Fix::Order(j, d) => drop(self.d.insert(j, d)),
+            Fix::Read(j, o) => {
+                let r = self.reads.entry(j).or_insert(o);
+                *r = (*r).max(o);
+            }
+        }
+    }
+}
+
+/// Splits every leaf by `alternatives(leaf, cond)`: (modes, fix) pairs; empty parts vanish.
+fn split(leaves: Vec<(Leaf, Bdd)>, alternatives: &dyn Fn(&Leaf, &Bdd) -> Vec<(Bdd, Fix)>) -> Vec<(Leaf, Bdd)> {
     let mut out = Vec::new();
     for (leaf, cond) in leaves {
-        for (modes, update) in parts(&leaf, &cond) {
+        for (modes, fix) in alternatives(&leaf, &cond) {
             let here = cond.and(&modes);
             if !here.is_false() {
                 let mut l = leaf.clone();
-                update(&mut l);
+                l.apply(fix);
                 out.push((l, here));
             }
         }
     }
     out
+}
+
+/// The alternatives "the value of `v` is x" within `cond`, each fixing `fix(x)`.
+fn by_value(v: &BitVec, cond: &Bdd, enc: &Encoding, fix: impl Fn(u32) -> Fix) -> Vec<(Bdd, Fix)> {
+    v.partition(cond, enc.set()).into_iter().map(|(x, b)| (b, fix(x))).collect()
 }
 
 fn instances(
@@ -144,12 +173,7 @@ fn instances(
             let mut leaves = vec![(Leaf { members: vec![i], ..Leaf::default() }, rep)];
             for &b in &members[pos + 1..] {
                 let s = same[&(i, b)].clone();
-                leaves = split(leaves, &|_, _| {
-                    vec![
-                        (s.clone(), Box::new(move |l: &mut Leaf| l.members.push(b))),
-                        (s.not(), Box::new(|_: &mut Leaf| {})),
-                    ]
-                });
+                leaves = split(leaves, &|_, _| vec![(s.clone(), Fix::Member(b)), (s.not(), Fix::Nothing)]);
             }
             for (leaf, cond) in refine(enc, primal, c, d, leaves) {
                 let key = BlockInstance {
@@ -210,58 +234,28 @@ fn refine(
     mut leaves: Vec<(Leaf, Bdd)>,
 ) -> Vec<(Leaf, Bdd)> {
     let set = enc.set();
+    let unchanged = || vec![(set.mk_true(), Fix::Nothing)];
     let max_members = leaves.iter().map(|(l, _)| l.members.len()).max().unwrap_or(0);
     for slot in 0..max_members {
-        // Offset of the slot-th member.
-        leaves = split(leaves, &|l, cond| {
-            let Some(&i) = l.members.get(slot) else { return vec![(set.mk_true(), Box::new(|_: &mut Leaf| {}))] };
-            c[i].partition(cond, set)
-                .into_iter()
-                .map(|(v, b)| {
-                    (
-                        b,
-                        Box::new(move |l: &mut Leaf| {
-                            l.c.insert(i, v);
-                        }) as Box<dyn Fn(&mut Leaf)>,
-                    )
-                })
-                .collect()
+        // Offset of the slot-th member, then the edge it is matched by.
+        leaves = split(leaves, &|l, cond| match l.members.get(slot) {
+            Some(&i) => by_value(&c[i], cond, enc, |v| Fix::Offset(i, v)),
+            None => unchanged(),
         });
-        // Matched edge of the slot-th member.
-        leaves = split(leaves, &|l, _| {
-            let Some(&i) = l.members.get(slot) else { return vec![(set.mk_true(), Box::new(|_: &mut Leaf| {}))] };
-            enc.rows[i]
-                .iter()
-                .map(|&k| {
-                    (
-                        primal.matched[k].clone(),
-                        Box::new(move |l: &mut Leaf| {
-                            l.matched.insert(i, k);
-                        }) as Box<dyn Fn(&mut Leaf)>,
-                    )
-                })
-                .collect()
+        leaves = split(leaves, &|l, _| match l.members.get(slot) {
+            Some(&i) => enc.rows[i].iter().map(|&k| (primal.matched[k].clone(), Fix::Matched(i, k))).collect(),
+            None => unchanged(),
         });
     }
     // Orders of the written variables.
     let max_writes = leaves.iter().map(|(l, _)| l.matched.len()).max().unwrap_or(0);
     for slot in 0..max_writes {
-        leaves = split(leaves, &|l, cond| {
-            let Some(&k) = l.matched.values().nth(slot) else {
-                return vec![(set.mk_true(), Box::new(|_: &mut Leaf| {}))];
-            };
-            let j = enc.edges[k].var;
-            d[j].partition(cond, set)
-                .into_iter()
-                .map(|(v, b)| {
-                    (
-                        b,
-                        Box::new(move |l: &mut Leaf| {
-                            l.d.insert(j, v);
-                        }) as Box<dyn Fn(&mut Leaf)>,
-                    )
-                })
-                .collect()
+        leaves = split(leaves, &|l, cond| match l.matched.values().nth(slot) {
+            Some(&k) => {
+                let j = enc.edges[k].var;
+                by_value(&d[j], cond, enc, |v| Fix::Order(j, v))
+            }
+            None => unchanged(),
         });
     }
     // Read variables: every edge of a member to a variable the block does not write.
@@ -277,18 +271,8 @@ fn refine(
                     continue;
                 }
                 local = split(local, &|_, cond| {
-                    let mut alts: Vec<(Bdd, Box<dyn Fn(&mut Leaf)>)> =
-                        vec![(e.active.not(), Box::new(|_: &mut Leaf| {}))];
-                    for (s, b) in e.sigma.partition(&cond.and(&e.active), set) {
-                        let (j, o) = (e.var, s + ci);
-                        alts.push((
-                            b,
-                            Box::new(move |l: &mut Leaf| {
-                                let r = l.reads.entry(j).or_insert(o);
-                                *r = (*r).max(o);
-                            }),
-                        ));
-                    }
+                    let mut alts = vec![(e.active.not(), Fix::Nothing)];
+                    alts.extend(by_value(&e.sigma, &cond.and(&e.active), enc, |s| Fix::Read(e.var, s + ci)));
                     alts
                 });
             }
