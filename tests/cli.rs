@@ -135,7 +135,8 @@ fn analysis_reports_and_the_exit_code_of_a_singular_model() {
 
     let dir = tempfile::tempdir().unwrap();
     let dot = dir.path().join("cdg.dot");
-    let bad = run(&["--report", "json", "--dot", dot.to_str().unwrap(), fixture("SingularOneMode.mo").to_str().unwrap()]);
+    let bad =
+        run(&["--report", "json", "--dot", dot.to_str().unwrap(), fixture("SingularOneMode.mo").to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(1), "a singular model is rejected");
     let json: serde_json::Value = serde_json::from_slice(&bad.stdout).expect("the JSON report still goes to stdout");
     assert_eq!(json["singular"][0]["when"], "g");

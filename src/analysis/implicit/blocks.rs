@@ -12,9 +12,9 @@
 //!    instance `cond: reads -- eqs -> writes`; equal instances are merged (conditions or-ed).
 //! 4. Edges: between instances b1 ≠ b2, cond(b1) ∧ cond(b2) ∧ ∨(i ⇝ i') over i ∈ b1, i' ∈ b2.
 
-use super::Encoding;
 use super::bits::BitVec;
 use super::primal::Primal;
+use super::{Encoding, Stats};
 use crate::analysis::cdg::{Block, Edge};
 use crate::analysis::explicit::block;
 use crate::analysis::sigma::BlockInstance;
@@ -27,9 +27,11 @@ pub(super) struct Graph {
     pub edges: Vec<Edge>,
 }
 
-pub(super) fn build(enc: &Encoding, primal: &Primal, c: &[BitVec], d: &[BitVec]) -> Graph {
+pub(super) fn build(enc: &Encoding, primal: &Primal, c: &[BitVec], d: &[BitVec], stats: &mut Stats) -> Graph {
     let rel = relation(enc, primal, c, d);
-    let instances = instances(enc, primal, c, d, &rel);
+    stats.see_all(rel.values());
+    let instances = instances(enc, primal, c, d, &rel, stats);
+    stats.see_all(instances.values());
     let index: BTreeMap<&BlockInstance, usize> = instances.keys().enumerate().map(|(n, b)| (b, n)).collect();
     let mut with_eq: BTreeMap<usize, Vec<(usize, &Bdd)>> = BTreeMap::new();
     for (b, cond) in &instances {
@@ -149,6 +151,7 @@ fn instances(
     c: &[BitVec],
     d: &[BitVec],
     rel: &BTreeMap<(usize, usize), Bdd>,
+    stats: &mut Stats,
 ) -> BTreeMap<BlockInstance, Bdd> {
     let set = enc.set();
     let n = enc.mdae.equations.len();
@@ -162,6 +165,7 @@ fn instances(
         let mut members: Vec<usize> = scc.iter().map(|&x| g[x]).collect();
         members.sort_unstable();
         let same = closure(enc, &members, rel);
+        stats.see_all(same.values());
         for (pos, &i) in members.iter().enumerate() {
             let mut rep = primal.regular.clone();
             for &a in &members[..pos] {

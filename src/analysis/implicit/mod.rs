@@ -11,14 +11,20 @@
 //!   conditions, and the CDG edges;
 //! - [`singular`]: diagnostics for the singular modes.
 //!
-//! Variable order (locality, paper 002 §4.3): equations in source order; before each
-//! equation's edge variables come the mode variables its incidence mentions first.
+//! Variable order (locality, paper 002 §4.3): [`order`] (fine blocks of the union graph,
+//! Cuthill–McKee inside each); before each equation's edge variables come the mode
+//! variables its incidence mentions first.
 
 mod bits;
 mod blocks;
 mod dual;
+mod order;
 mod primal;
 mod singular;
+mod stats;
+
+pub use order::Order;
+pub use stats::Stats;
 
 use super::AnalysisError;
 use super::cdg::Cdg;
@@ -46,7 +52,6 @@ pub(super) struct Encoding<'m> {
     pub rows: Vec<Vec<usize>>,
     /// J⁻¹: variable → its edges.
     pub cols: Vec<Vec<usize>>,
-    pub edge_vars: Vec<BddVariable>,
     pub valid: Bdd,
     /// Width of the bit-vectors of c, d and σ.
     pub width: usize,
@@ -59,16 +64,32 @@ impl Encoding<'_> {
 }
 
 pub fn implicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
+    implicit_with_stats(mdae, Order::default(), &mut Stats::default())
+}
+
+/// [`implicit`] with the variable `order` given, recording phase times and the peak BDD
+/// size in `stats`.
+pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Result<Cdg, AnalysisError> {
     if mdae.equations.iter().any(|e| e.active != Cond::True) {
         return Err(AnalysisError::Unsupported("equations active in some modes only (χ_I ≠ true)".into()));
     }
-    let enc = encode(mdae)?;
-    let primal = primal::solve(&enc);
+    stats.start();
+    let enc = encode(mdae, order)?;
+    stats.bdd_vars = enc.set().num_vars() as usize;
+    stats.see_all(enc.edges.iter().flat_map(|e| std::iter::once(&e.active).chain(&e.sigma.bits)));
+    stats.phase("encode");
+    let primal = primal::solve(&enc, stats);
+    stats.phase("primal");
     let (c, d) = dual::solve(&enc, &primal)?;
-    let graph = blocks::build(&enc, &primal, &c, &d);
+    stats.see_all(c.iter().chain(&d).flat_map(|v| &v.bits));
+    stats.phase("dual");
+    let graph = blocks::build(&enc, &primal, &c, &d, stats);
+    stats.phase("blocks");
     let singular = singular::diagnose(&enc, &primal);
+    stats.phase("singular");
     let offsets = c.iter().map(|ci| ci.partition(&primal.regular, enc.set())).collect();
     let orders = d.iter().map(|dj| dj.partition(&primal.regular, enc.set())).collect();
+    stats.phase("partition");
     Ok(Cdg {
         valid: enc.valid.clone(),
         regular: primal.regular.clone(),
@@ -82,7 +103,7 @@ pub fn implicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
 }
 
 /// Builds the BDD variable set (in locality order), χ_E and σ of every edge, χ_M.
-fn encode(mdae: &Mdae) -> Result<Encoding<'_>, AnalysisError> {
+fn encode(mdae: &Mdae, order: Order) -> Result<Encoding<'_>, AnalysisError> {
     enum Slot {
         Mode(usize),
         Edge(usize, usize),
@@ -90,7 +111,8 @@ fn encode(mdae: &Mdae) -> Result<Encoding<'_>, AnalysisError> {
     let mut slots: Vec<Slot> = Vec::new();
     let mut placed = vec![false; mdae.modes.len()];
     let mut edge_keys: Vec<(usize, usize)> = Vec::new();
-    for (i, e) in mdae.equations.iter().enumerate() {
+    for i in order::equations(mdae, order) {
+        let e = &mdae.equations[i];
         let mut ms = Vec::new();
         e.incidence.iter().for_each(|inc| inc.when.modes(&mut ms));
         for m in ms {
@@ -160,5 +182,5 @@ fn encode(mdae: &Mdae) -> Result<Encoding<'_>, AnalysisError> {
         edges.push(EdgeInfo { eq: i, var: j, bdd_var: edge_vars[k], active, sigma });
     }
     let valid = space.valid(mdae);
-    Ok(Encoding { mdae, space, edges, rows, cols, edge_vars, valid, width })
+    Ok(Encoding { mdae, space, edges, rows, cols, valid, width })
 }
