@@ -181,10 +181,84 @@ fn singular_in_all_modes() {
 }
 
 #[test]
+fn integer_and_enumeration_mode_variables_have_finite_domains() {
+    let m = load("IntegerModes.mo");
+    let names: Vec<&str> = m.modes.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["state == 1", "state == 2", "state == 3", "gear == Gear.High", "gear == Gear.Low"]);
+    let expected: BTreeSet<String> = [
+        "y -- e1 -> x'",
+        "state == 1: e2 -> y",
+        "state == 2: z -- e2 -> y",
+        "state == 3: z' -- e2 -> y",
+        "state == 2: e3 -> z",
+        "state == 1: y -- e3 -> z",
+        "state == 3: e3' -> z'",
+        "gear == Gear.Low: x -- e4 -> w",
+        "gear == Gear.High: e4 -> w'",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for s in STRATEGIES {
+        let cdg = run(&m, s);
+        assert_eq!(cdg.space.count(&cdg.valid), "6", "3 states × 2 gears, one value each: {s:?}");
+        assert_eq!(cdg.space.text(&cdg.valid, &cdg.space.mk_true()), "true", "{s:?}");
+        assert_eq!(labels(&m, &cdg), expected, "{s:?}");
+        // state == 3 (bit 2) and gear == Gear.Low (bit 4): e3 is differentiated once.
+        assert_eq!(c_of(&m, &cdg, "e3", 0b10100), 1, "{s:?}");
+        assert_eq!(c_of(&m, &cdg, "e3", 0b10001), 0, "{s:?}");
+    }
+}
+
+/// The mode names of a model given as text.
+fn mode_names(text: &str) -> Vec<String> {
+    let m = driver::lower(&SourceFile::new("t.mo", text.to_string())).unwrap_or_else(|e| panic!("{}", e.render()));
+    m.modes.iter().map(|x| x.name.clone()).collect()
+}
+
+#[test]
+fn domains_are_inferred_only_from_literal_definitions() {
+    let model = |decl: &str, defs: &str| {
+        format!(
+            "model T\n  Real x;\n  {decl}\nequation\n  {defs}\n  0 = if k == 1 then x - 1 else x - 2;\nend T;\n"
+        )
+    };
+    // Defined in a when-clause only, no start: the Integer starts at 0.
+    assert_eq!(
+        mode_names(&model("Integer k;", "when time > 1 then k = 1; end when;")),
+        ["k == 0", "k == 1"]
+    );
+    // An explicit start value joins the domain; pre(k) adds nothing.
+    assert_eq!(
+        mode_names(&model("Integer k(start = 3);", "when time > 1 then k = if pre(k) == 3 then 1 else pre(k); end when;")),
+        ["k == 1", "k == 3"]
+    );
+    // A parameter with a literal binding is a literal.
+    assert_eq!(
+        mode_names(&model("parameter Integer n = 2; Integer k;", "k = if time > 1 then 1 else n;")),
+        ["k == 1", "k == 2"]
+    );
+    // Arithmetic on k: no finite domain, the comparison stays an atom.
+    assert_eq!(mode_names(&model("Integer k(start = 0);", "when time > 1 then k = pre(k) + 1; end when;")), ["a1"]);
+    // An input has no definition: atom.
+    assert_eq!(mode_names(&model("input Integer k;", "")), ["a1"]);
+    // A comparison with a value outside the domain is statically false: no mode at all.
+    let never = "model T\n  Real x;\n  Integer k;\nequation\n  k = if time > 1 then 1 else 2;\n  0 = if k == 5 then x - 1 else x - 2;\nend T;\n";
+    assert_eq!(mode_names(never), ["k == 1", "k == 2"]);
+}
+
+#[test]
 fn check_report_snapshots() {
-    for name in
-        ["TwoEquations", "WaterTank", "RLDC2", "ClutchBasic", "CupAndBall", "SingularOneMode", "SingularAllModes"]
-    {
+    for name in [
+        "TwoEquations",
+        "WaterTank",
+        "RLDC2",
+        "ClutchBasic",
+        "CupAndBall",
+        "SingularOneMode",
+        "SingularAllModes",
+        "IntegerModes",
+    ] {
         let m = load(&format!("{name}.mo"));
         let cdg = run(&m, Strategy::Explicit);
         insta::assert_snapshot!(format!("check_{name}"), report::check(&m, &cdg));

@@ -3,7 +3,7 @@
 //! a set of modes back into a short Modelica condition: an irredundant sum of products
 //! (Minato–Morreale ISOP) using the invalid modes as a don't-care set.
 
-use crate::mdae::{Cond, Mdae, ModeId};
+use crate::mdae::{Cond, Mdae, ModeId, ModeKind};
 use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
 
 /// BDD variables of the modes (and, for the implicit strategy, of the edges).
@@ -13,6 +13,23 @@ pub struct ModeSpace {
     pub mode_vars: Vec<BddVariable>,
     /// Mode names, by [`ModeId`].
     pub names: Vec<String>,
+    /// The one-hot groups: the modes `k == v` of each Integer/enumeration variable `k`
+    /// with a finite domain; exactly one of each group holds in every mode that exists.
+    pub groups: Vec<Vec<ModeId>>,
+}
+
+/// The one-hot groups of `mdae` (see [`ModeSpace::groups`]), in order of first mode.
+pub fn groups_of(mdae: &Mdae) -> Vec<Vec<ModeId>> {
+    let mut groups: Vec<(&str, Vec<ModeId>)> = Vec::new();
+    for (m, mode) in mdae.modes.iter().enumerate() {
+        if let ModeKind::Value { var, .. } = &mode.kind {
+            match groups.iter_mut().find(|(v, _)| v == var) {
+                Some((_, ms)) => ms.push(ModeId(m as u32)),
+                None => groups.push((var, vec![ModeId(m as u32)])),
+            }
+        }
+    }
+    groups.into_iter().map(|(_, ms)| ms).collect()
 }
 
 impl ModeSpace {
@@ -21,7 +38,20 @@ impl ModeSpace {
         let names: Vec<String> = mdae.modes.iter().map(|m| m.name.clone()).collect();
         let set = BddVariableSet::new_anonymous(names.len() as u16);
         let mode_vars = set.variables();
-        ModeSpace { set, mode_vars, names }
+        ModeSpace { set, mode_vars, names, groups: groups_of(mdae) }
+    }
+
+    /// The modes where every one-hot group has exactly one member true.
+    pub fn one_hot(&self) -> Bdd {
+        self.groups.iter().fold(self.mk_true(), |acc, g| {
+            let exactly_one = g.iter().fold(self.mk_false(), |any, &m| {
+                let only = g.iter().filter(|&&o| o != m).fold(self.cond(&Cond::Mode(m)), |t, &o| {
+                    t.and_not(&self.cond(&Cond::Mode(o)))
+                });
+                any.or(&only)
+            });
+            acc.and(&exactly_one)
+        })
     }
 
     pub fn mk_true(&self) -> Bdd {
@@ -70,22 +100,54 @@ impl ModeSpace {
         Some(self.mode_vars.iter().enumerate().map(|(m, &v)| (ModeId(m as u32), w.value(v))).collect())
     }
 
-    /// A short condition equivalent to `f` on the `care` set (modes outside `care` are
-    /// don't-cares): an irredundant sum of products over mode names.
+    /// A short condition equivalent to `f` on the `care` set (modes outside `care`, and
+    /// assignments that give an Integer/enumeration variable no value or two, are
+    /// don't-cares): an irredundant sum of products over mode names, where the literals of
+    /// a one-hot group are written as one comparison (`state == 1`, `not state == 2`).
     pub fn to_cond(&self, f: &Bdd, care: &Bdd) -> Cond {
-        let lower = f.and(care);
+        let care = care.and(&self.one_hot());
+        let lower = f.and(&care);
         let upper = f.or(&care.not());
-        let mut cubes = self.isop(&lower, &upper);
-        cubes.iter_mut().for_each(|c| c.sort());
-        cubes.sort();
-        cubes.dedup();
-        cubes.into_iter().fold(Cond::False, |acc, cube| {
+        let cubes = self.isop(&lower, &upper);
+        let mut terms: Vec<Vec<(ModeId, bool)>> = cubes.into_iter().map(|c| self.by_groups(c)).collect();
+        terms.iter_mut().for_each(|c| c.sort());
+        terms.sort();
+        terms.dedup();
+        terms.into_iter().fold(Cond::False, |acc, cube| {
             let term = cube.into_iter().fold(Cond::True, |t, (m, pos)| {
                 let lit = Cond::Mode(m);
                 Cond::and(t, if pos { lit } else { Cond::not(lit) })
             });
             Cond::or(acc, term)
         })
+    }
+
+    /// Rewrites the literals of each one-hot group in a cube as the values they allow S:
+    /// `k == v` when S = {v}, `not k == u` when only u is excluded, nothing when S is the
+    /// whole domain; otherwise the literals stay as they are.
+    fn by_groups(&self, cube: Vec<(ModeId, bool)>) -> Vec<(ModeId, bool)> {
+        let mut out: Vec<(ModeId, bool)> =
+            cube.iter().copied().filter(|(m, _)| !self.groups.iter().any(|g| g.contains(m))).collect();
+        for g in &self.groups {
+            let lits: Vec<(ModeId, bool)> = cube.iter().copied().filter(|(m, _)| g.contains(m)).collect();
+            if lits.is_empty() {
+                continue;
+            }
+            let allowed: Vec<ModeId> = g
+                .iter()
+                .copied()
+                .filter(|&v| lits.iter().all(|&(m, pos)| if pos { m == v } else { m != v }))
+                .collect();
+            match allowed.len() {
+                1 => out.push((allowed[0], true)),
+                n if n == g.len() => {}
+                n if n + 1 == g.len() => {
+                    out.push((*g.iter().find(|v| !allowed.contains(v)).expect("one excluded"), false))
+                }
+                _ => out.extend(lits),
+            }
+        }
+        out
     }
 
     /// The condition as Modelica text.

@@ -52,8 +52,18 @@ pub struct JsonReport {
 pub struct JsonModes {
     pub variables: Vec<String>,
     pub atoms: Vec<JsonAtom>,
+    /// One-hot modes `k == v` of Integer/enumeration mode variables (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<JsonValueMode>,
     pub invariant: String,
     pub valid_count: String,
+}
+
+#[derive(Serialize)]
+pub struct JsonValueMode {
+    pub name: String,
+    pub var: String,
+    pub value: String,
 }
 
 #[derive(Serialize)]
@@ -132,7 +142,17 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
             .iter()
             .filter_map(|m| match &m.kind {
                 ModeKind::Atom { expr } => Some(JsonAtom { name: m.name.clone(), expr: expr.clone() }),
-                ModeKind::Variable => None,
+                _ => None,
+            })
+            .collect(),
+        values: mdae
+            .modes
+            .iter()
+            .filter_map(|m| match &m.kind {
+                ModeKind::Value { var, value } => {
+                    Some(JsonValueMode { name: m.name.clone(), var: var.clone(), value: value.clone() })
+                }
+                _ => None,
             })
             .collect(),
         invariant: cdg.space.text(&cdg.valid, &cdg.space.mk_true()),
@@ -217,7 +237,19 @@ pub fn when_phrase(cond: &str) -> String {
 pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
     let text = |b: &Bdd| cdg.space.text(b, &cdg.valid);
     let mut s = String::new();
-    let vars: Vec<&str> = mdae.modes.iter().filter(|m| m.kind == ModeKind::Variable).map(|m| m.name.as_str()).collect();
+    // Boolean mode variables, then Integer/enumeration ones with their domains.
+    let mut vars: Vec<String> =
+        mdae.modes.iter().filter(|m| m.kind == ModeKind::Variable).map(|m| m.name.clone()).collect();
+    let mut domains: Vec<(&str, Vec<&str>)> = Vec::new();
+    for m in &mdae.modes {
+        if let ModeKind::Value { var, value } = &m.kind {
+            match domains.iter_mut().find(|(v, _)| v == var) {
+                Some((_, vals)) => vals.push(value),
+                None => domains.push((var, vec![value])),
+            }
+        }
+    }
+    vars.extend(domains.into_iter().map(|(var, vals)| format!("{var} in {{{}}}", vals.join(", "))));
     let _ = writeln!(s, "model {}: {} equations, {} unknowns", mdae.name, mdae.equations.len(), mdae.vars.len());
     let _ = writeln!(s, "mode variables: {}", if vars.is_empty() { "none".into() } else { vars.join(", ") });
     for m in &mdae.modes {

@@ -16,7 +16,8 @@ use super::{
 use crate::syntax::SourceFile;
 use crate::syntax::ast::*;
 use crate::syntax::printer::expr::{expr_to_string, write_cref};
-use std::collections::HashMap;
+use super::domains::{self, DomainValue};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What a name in an equation stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +39,12 @@ pub(super) struct Lowering<'a> {
     modes: HashMap<String, ModeId>,
     out: Mdae,
     ids: HashMap<u32, u32>,
+    /// Non-parameter Integer and enumeration variables, candidates for a finite domain.
+    integers: HashSet<String>,
+    enumerations: HashSet<String>,
+    decl_spans: HashMap<String, crate::syntax::Span>,
+    /// Finite domains ([`domains`]); the one-hot modes are made at the first comparison.
+    domains: BTreeMap<String, Vec<DomainValue>>,
 }
 
 /// A residual under construction: mutually exclusive arms covering every mode.
@@ -61,6 +68,10 @@ pub fn lower(def: &StoredDefinition, file: &SourceFile) -> Result<Mdae, LowerErr
         modes: HashMap::new(),
         out: Mdae { name: class.name.text.as_str().trim_matches('\'').to_string(), ..Mdae::default() },
         ids: HashMap::new(),
+        integers: HashSet::new(),
+        enumerations: HashSet::new(),
+        decl_spans: HashMap::new(),
+        domains: BTreeMap::new(),
     };
     let discrete = when_assigned(comp);
     for part in &comp.parts {
@@ -70,6 +81,14 @@ pub fn lower(def: &StoredDefinition, file: &SourceFile) -> Result<Mdae, LowerErr
             }
         }
     }
+    let declared = |n: &str| l.kinds.contains_key(n);
+    let names = domains::Names {
+        integers: &l.integers,
+        enumerations: &l.enumerations,
+        declared: &declared,
+        env: &l.env,
+    };
+    l.domains = domains::infer(comp, &names);
     for part in &comp.parts {
         match part {
             ClassPart::Elements { .. } => {}
@@ -192,8 +211,20 @@ impl<'a> Lowering<'a> {
                 }
                 "Boolean" if !fixed_value => NameKind::Boolean,
                 "Boolean" => NameKind::Known,
+                "Integer" if !fixed_value => {
+                    self.integers.insert(name.clone());
+                    NameKind::Other
+                }
+                "String" => NameKind::Other,
+                _ if !fixed_value && c.type_dims.is_empty() && d.dims.is_empty() => {
+                    // An enumeration (inline or named type) or a record; only an
+                    // enumeration can have a domain of literals.
+                    self.enumerations.insert(name.clone());
+                    NameKind::Other
+                }
                 _ => NameKind::Other,
             };
+            self.decl_spans.insert(name.clone(), d.span);
             self.kinds.insert(name, kind);
         }
         Ok(())
@@ -474,8 +505,95 @@ impl<'a> Lowering<'a> {
             ExprKind::Name(n) if self.kinds.get(n.as_str()) == Some(&NameKind::Boolean) => {
                 Cond::Mode(self.mode(n.as_str(), ModeKind::Variable))
             }
+            ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), xs) => {
+                match self.compare(*op, &xs[0], &xs[1]) {
+                    Some(c) => c,
+                    None => self.atom(e),
+                }
+            }
             _ => self.atom(e),
         })
+    }
+
+    /// `k op v` or `v op k` for a variable `k` with a finite domain and a static value `v`:
+    /// the disjunction of the one-hot modes `k == w` whose value w satisfies the relation.
+    /// `None` when the comparison is not of that form (it is then an atom).
+    fn compare(&mut self, op: BinOp, a: &Expr, b: &Expr) -> Option<Cond> {
+        let (var, value, op) = match (self.domain_var(a), self.domain_var(b)) {
+            (Some(k), None) => (k, self.literal(b)?, op),
+            (None, Some(k)) => {
+                let flipped = match op {
+                    BinOp::Lt => BinOp::Gt,
+                    BinOp::Le => BinOp::Ge,
+                    BinOp::Gt => BinOp::Lt,
+                    BinOp::Ge => BinOp::Le,
+                    other => other,
+                };
+                (k, self.literal(a)?, flipped)
+            }
+            _ => return None,
+        };
+        let ordered = matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+        if ordered && !matches!(value, DomainValue::Int(_)) {
+            return None;
+        }
+        let domain = self.domains[&var].clone();
+        let modes = self.domain_modes(&var);
+        let holds = |w: &DomainValue| match op {
+            BinOp::Eq => *w == value,
+            BinOp::Ne => *w != value,
+            BinOp::Lt => w < &value,
+            BinOp::Le => w <= &value,
+            BinOp::Gt => w > &value,
+            _ => w >= &value,
+        };
+        Some(domain.iter().zip(modes).filter(|(w, _)| holds(w)).fold(Cond::False, |acc, (_, m)| Cond::or(acc, Cond::Mode(m))))
+    }
+
+    /// The name of a variable with a finite domain, if `e` is one.
+    fn domain_var(&self, e: &Expr) -> Option<String> {
+        match &e.kind {
+            ExprKind::Name(n) if self.domains.contains_key(n.as_str()) => Some(n.as_str().to_string()),
+            _ => None,
+        }
+    }
+
+    /// A static Integer value or an enumeration literal (a name that is not declared).
+    fn literal(&self, e: &Expr) -> Option<DomainValue> {
+        match &e.kind {
+            ExprKind::Name(n) if !self.kinds.contains_key(n.as_str()) => Some(DomainValue::Literal(n.as_str().to_string())),
+            _ => match self.env.eval(e)? {
+                Value::Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => Some(DomainValue::Int(v as i64)),
+                _ => None,
+            },
+        }
+    }
+
+    /// The one-hot modes `k == w` of `var`'s domain, made (with the exclusivity invariant,
+    /// exactly one of them) at the first comparison.
+    fn domain_modes(&mut self, var: &str) -> Vec<ModeId> {
+        let domain = self.domains[var].clone();
+        let key = |w: &DomainValue| format!("{var} == {}", w.text());
+        if let Some(first) = self.modes.get(&key(&domain[0])) {
+            let first = first.index() as u32;
+            return (0..domain.len() as u32).map(|k| ModeId(first + k)).collect();
+        }
+        let ids: Vec<ModeId> = domain
+            .iter()
+            .map(|w| {
+                let id = ModeId(self.out.modes.len() as u32);
+                let kind = ModeKind::Value { var: var.to_string(), value: w.text() };
+                self.out.modes.push(Mode { name: key(w), kind });
+                self.modes.insert(key(w), id);
+                id
+            })
+            .collect();
+        let exactly_one = ids.iter().fold(Cond::False, |acc, &m| {
+            let only_m = ids.iter().filter(|&&o| o != m).fold(Cond::Mode(m), |t, &o| Cond::and(t, Cond::not(Cond::Mode(o))));
+            Cond::or(acc, only_m)
+        });
+        self.out.invariants.push(Invariant { cond: exactly_one, span: self.decl_spans[var] });
+        ids
     }
 
     fn atom(&mut self, e: &Expr) -> Cond {

@@ -14,6 +14,7 @@
 
 pub mod cond;
 mod error;
+mod domains;
 mod eval;
 mod incidence;
 mod lower;
@@ -89,6 +90,9 @@ pub enum ModeKind {
     Variable,
     /// An atom standing for this condition (canonical Modelica text).
     Atom { expr: String },
+    /// `var == value` for an Integer or enumeration variable with a finite domain
+    /// (one-hot: exactly one value of `var` holds, an invariant of χ_M); named so.
+    Value { var: String, value: String },
 }
 
 /// A mode invariant read from `assert(c, …)` whose condition involves only modes.
