@@ -24,6 +24,8 @@
 //! without it the PNG is skipped and the bench says so). Targets (issue 3): Westinghouse
 //! N = 100 under 5 s; compressible building N = 30 under 10 s; polynomial growth.
 
+// The generator's own tests are `#[test]`s, stripped in a harness-less bench.
+#[allow(unused_imports)]
 #[path = "gen/mod.rs"]
 mod r#gen;
 

@@ -18,18 +18,25 @@ pub struct ModeSpace {
     pub groups: Vec<Vec<ModeId>>,
 }
 
-/// The one-hot groups of `mdae` (see [`ModeSpace::groups`]), in order of first mode.
-pub fn groups_of(mdae: &Mdae) -> Vec<Vec<ModeId>> {
-    let mut groups: Vec<(&str, Vec<ModeId>)> = Vec::new();
+/// The Integer/enumeration mode variables of `mdae` with their one-hot modes and values,
+/// in order of first mode.
+pub fn domains_of(mdae: &Mdae) -> Vec<(&str, Vec<(ModeId, &str)>)> {
+    let mut domains: Vec<(&str, Vec<(ModeId, &str)>)> = Vec::new();
     for (m, mode) in mdae.modes.iter().enumerate() {
-        if let ModeKind::Value { var, .. } = &mode.kind {
-            match groups.iter_mut().find(|(v, _)| v == var) {
-                Some((_, ms)) => ms.push(ModeId(m as u32)),
-                None => groups.push((var, vec![ModeId(m as u32)])),
+        if let ModeKind::Value { var, value } = &mode.kind {
+            let entry = (ModeId(m as u32), value.as_str());
+            match domains.iter_mut().find(|(v, _)| v == var) {
+                Some((_, ms)) => ms.push(entry),
+                None => domains.push((var, vec![entry])),
             }
         }
     }
-    groups.into_iter().map(|(_, ms)| ms).collect()
+    domains
+}
+
+/// The one-hot groups of `mdae` (see [`ModeSpace::groups`]).
+pub fn groups_of(mdae: &Mdae) -> Vec<Vec<ModeId>> {
+    domains_of(mdae).into_iter().map(|(_, ms)| ms.into_iter().map(|(m, _)| m).collect()).collect()
 }
 
 impl ModeSpace {

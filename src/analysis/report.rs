@@ -4,6 +4,7 @@
 //! Every condition is minimised with the invalid modes as don't-cares.
 
 use super::cdg::{Block, Cdg};
+use super::modes::domains_of;
 use crate::mdae::{Mdae, ModeKind, VarId};
 use biodivine_lib_bdd::Bdd;
 use serde::Serialize;
@@ -240,16 +241,10 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
     // Boolean mode variables, then Integer/enumeration ones with their domains.
     let mut vars: Vec<String> =
         mdae.modes.iter().filter(|m| m.kind == ModeKind::Variable).map(|m| m.name.clone()).collect();
-    let mut domains: Vec<(&str, Vec<&str>)> = Vec::new();
-    for m in &mdae.modes {
-        if let ModeKind::Value { var, value } = &m.kind {
-            match domains.iter_mut().find(|(v, _)| v == var) {
-                Some((_, vals)) => vals.push(value),
-                None => domains.push((var, vec![value])),
-            }
-        }
+    for (var, values) in domains_of(mdae) {
+        let values: Vec<&str> = values.into_iter().map(|(_, v)| v).collect();
+        vars.push(format!("{var} in {{{}}}", values.join(", ")));
     }
-    vars.extend(domains.into_iter().map(|(var, vals)| format!("{var} in {{{}}}", vals.join(", "))));
     let _ = writeln!(s, "model {}: {} equations, {} unknowns", mdae.name, mdae.equations.len(), mdae.vars.len());
     let _ = writeln!(s, "mode variables: {}", if vars.is_empty() { "none".into() } else { vars.join(", ") });
     for m in &mdae.modes {
