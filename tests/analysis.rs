@@ -219,18 +219,16 @@ fn mode_names(text: &str) -> Vec<String> {
 #[test]
 fn domains_are_inferred_only_from_literal_definitions() {
     let model = |decl: &str, defs: &str| {
-        format!(
-            "model T\n  Real x;\n  {decl}\nequation\n  {defs}\n  0 = if k == 1 then x - 1 else x - 2;\nend T;\n"
-        )
+        format!("model T\n  Real x;\n  {decl}\nequation\n  {defs}\n  0 = if k == 1 then x - 1 else x - 2;\nend T;\n")
     };
     // Defined in a when-clause only, no start: the Integer starts at 0.
-    assert_eq!(
-        mode_names(&model("Integer k;", "when time > 1 then k = 1; end when;")),
-        ["k == 0", "k == 1"]
-    );
+    assert_eq!(mode_names(&model("Integer k;", "when time > 1 then k = 1; end when;")), ["k == 0", "k == 1"]);
     // An explicit start value joins the domain; pre(k) adds nothing.
     assert_eq!(
-        mode_names(&model("Integer k(start = 3);", "when time > 1 then k = if pre(k) == 3 then 1 else pre(k); end when;")),
+        mode_names(&model(
+            "Integer k(start = 3);",
+            "when time > 1 then k = if pre(k) == 3 then 1 else pre(k); end when;"
+        )),
         ["k == 1", "k == 3"]
     );
     // A parameter with a literal binding is a literal.

@@ -39,17 +39,27 @@ pub enum AnalysisError {
     Unsupported(String),
 }
 
-/// `auto` enumerates modes when there are at most this many mode dimensions.
-pub const AUTO_EXPLICIT_MAX_MODES: usize = 10;
+/// `auto` enumerates modes when there are at most this many valid modes. Measured by
+/// `benches/scale.rs` (explicit / implicit seconds): Westinghouse 256 valid modes
+/// 0.08 / 0.18, 1,024 modes 0.49 / 0.32; compressible building 108 modes 0.03 / 0.11,
+/// 648 modes 0.25 / 0.29, 3,888 modes 2.4 / 0.31.
+pub const AUTO_EXPLICIT_MAX_MODES: u64 = 512;
 
 /// Runs the analysis with `strategy`.
 pub fn analyse(mdae: &Mdae, strategy: Strategy) -> Result<Cdg, AnalysisError> {
     match strategy {
         Strategy::Explicit => explicit(mdae),
         Strategy::Implicit => implicit::implicit(mdae),
-        // Measured: on MSL ResonanceCircuits (252 equations, 4 modes) explicit takes 0.01 s,
-        // implicit over 10 s; small mode spaces go explicit until the scale benchmark refines it.
-        Strategy::Auto if mdae.modes.len() <= AUTO_EXPLICIT_MAX_MODES => explicit(mdae),
+        Strategy::Auto if valid_modes_at_most(mdae, AUTO_EXPLICIT_MAX_MODES) => explicit(mdae),
         Strategy::Auto => implicit::implicit(mdae),
     }
+}
+
+/// Whether `mdae` has at most `limit` valid modes (counted on the BDD of χ_M).
+fn valid_modes_at_most(mdae: &Mdae, limit: u64) -> bool {
+    if mdae.modes.len() > u16::MAX as usize - 2 {
+        return false;
+    }
+    let space = modes::ModeSpace::of_modes(mdae);
+    space.count(&space.valid(mdae)).parse::<u64>().is_ok_and(|n| n <= limit)
 }

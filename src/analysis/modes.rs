@@ -52,9 +52,10 @@ impl ModeSpace {
     pub fn one_hot(&self) -> Bdd {
         self.groups.iter().fold(self.mk_true(), |acc, g| {
             let exactly_one = g.iter().fold(self.mk_false(), |any, &m| {
-                let only = g.iter().filter(|&&o| o != m).fold(self.cond(&Cond::Mode(m)), |t, &o| {
-                    t.and_not(&self.cond(&Cond::Mode(o)))
-                });
+                let only = g
+                    .iter()
+                    .filter(|&&o| o != m)
+                    .fold(self.cond(&Cond::Mode(m)), |t, &o| t.and_not(&self.cond(&Cond::Mode(o))));
                 any.or(&only)
             });
             acc.and(&exactly_one)
@@ -140,11 +141,8 @@ impl ModeSpace {
             if lits.is_empty() {
                 continue;
             }
-            let allowed: Vec<ModeId> = g
-                .iter()
-                .copied()
-                .filter(|&v| lits.iter().all(|&(m, pos)| if pos { m == v } else { m != v }))
-                .collect();
+            let allowed: Vec<ModeId> =
+                g.iter().copied().filter(|&v| lits.iter().all(|&(m, pos)| if pos { m == v } else { m != v })).collect();
             match allowed.len() {
                 1 => out.push((allowed[0], true)),
                 n if n == g.len() => {}

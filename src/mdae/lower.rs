@@ -7,6 +7,7 @@
 //! algorithms assigning a real unknown, if-equations whose branches have different
 //! numbers of real equations.
 
+use super::domains::{self, DomainValue};
 use super::eval::{Env, Value};
 use super::incidence::merge;
 use super::{
@@ -16,7 +17,6 @@ use super::{
 use crate::syntax::SourceFile;
 use crate::syntax::ast::*;
 use crate::syntax::printer::expr::{expr_to_string, write_cref};
-use super::domains::{self, DomainValue};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What a name in an equation stands for.
@@ -82,12 +82,8 @@ pub fn lower(def: &StoredDefinition, file: &SourceFile) -> Result<Mdae, LowerErr
         }
     }
     let declared = |n: &str| l.kinds.contains_key(n);
-    let names = domains::Names {
-        integers: &l.integers,
-        enumerations: &l.enumerations,
-        declared: &declared,
-        env: &l.env,
-    };
+    let names =
+        domains::Names { integers: &l.integers, enumerations: &l.enumerations, declared: &declared, env: &l.env };
     l.domains = domains::infer(comp, &names);
     for part in &comp.parts {
         match part {
@@ -547,7 +543,13 @@ impl<'a> Lowering<'a> {
             BinOp::Gt => w > &value,
             _ => w >= &value,
         };
-        Some(domain.iter().zip(modes).filter(|(w, _)| holds(w)).fold(Cond::False, |acc, (_, m)| Cond::or(acc, Cond::Mode(m))))
+        Some(
+            domain
+                .iter()
+                .zip(modes)
+                .filter(|(w, _)| holds(w))
+                .fold(Cond::False, |acc, (_, m)| Cond::or(acc, Cond::Mode(m))),
+        )
     }
 
     /// The name of a variable with a finite domain, if `e` is one.
@@ -561,7 +563,9 @@ impl<'a> Lowering<'a> {
     /// A static Integer value or an enumeration literal (a name that is not declared).
     fn literal(&self, e: &Expr) -> Option<DomainValue> {
         match &e.kind {
-            ExprKind::Name(n) if !self.kinds.contains_key(n.as_str()) => Some(DomainValue::Literal(n.as_str().to_string())),
+            ExprKind::Name(n) if !self.kinds.contains_key(n.as_str()) => {
+                Some(DomainValue::Literal(n.as_str().to_string()))
+            }
             _ => match self.env.eval(e)? {
                 Value::Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => Some(DomainValue::Int(v as i64)),
                 _ => None,
@@ -589,7 +593,8 @@ impl<'a> Lowering<'a> {
             })
             .collect();
         let exactly_one = ids.iter().fold(Cond::False, |acc, &m| {
-            let only_m = ids.iter().filter(|&&o| o != m).fold(Cond::Mode(m), |t, &o| Cond::and(t, Cond::not(Cond::Mode(o))));
+            let only_m =
+                ids.iter().filter(|&&o| o != m).fold(Cond::Mode(m), |t, &o| Cond::and(t, Cond::not(Cond::Mode(o))));
             Cond::or(acc, only_m)
         });
         self.out.invariants.push(Invariant { cond: exactly_one, span: self.decl_spans[var] });

@@ -13,8 +13,8 @@
 //! kept aside (`kept`), never analysed.
 
 pub mod cond;
-mod error;
 mod domains;
+mod error;
 mod eval;
 mod incidence;
 mod lower;
