@@ -50,16 +50,7 @@ impl ModeSpace {
 
     /// The modes where every one-hot group has exactly one member true.
     pub fn one_hot(&self) -> Bdd {
-        self.groups.iter().fold(self.mk_true(), |acc, g| {
-            let exactly_one = g.iter().fold(self.mk_false(), |any, &m| {
-                let only = g
-                    .iter()
-                    .filter(|&&o| o != m)
-                    .fold(self.cond(&Cond::Mode(m)), |t, &o| t.and_not(&self.cond(&Cond::Mode(o))));
-                any.or(&only)
-            });
-            acc.and(&exactly_one)
-        })
+        self.groups.iter().fold(self.mk_true(), |acc, g| acc.and(&self.cond(&Cond::exactly_one(g))))
     }
 
     pub fn mk_true(&self) -> Bdd {

@@ -44,6 +44,15 @@ impl Cond {
         }
     }
 
+    /// Exactly one of `modes` holds (false for none): the one-hot invariant of a domain.
+    pub fn exactly_one(modes: &[ModeId]) -> Cond {
+        modes.iter().fold(Cond::False, |any, &m| {
+            let only_m =
+                modes.iter().filter(|&&o| o != m).fold(Cond::Mode(m), |t, &o| Cond::and(t, Cond::not(Cond::Mode(o))));
+            Cond::or(any, only_m)
+        })
+    }
+
     /// The operands of `x op y`, splicing in those of an operand that is itself `op`
     /// (`operands` returns them, or gives the condition back).
     fn flatten(x: Cond, y: Cond, operands: fn(Cond) -> Result<Vec<Cond>, Cond>) -> Vec<Cond> {

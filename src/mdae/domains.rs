@@ -91,9 +91,11 @@ pub(super) fn infer(comp: &Composition, names: &Names) -> BTreeMap<String, Vec<D
                 }
             }
             ClassPart::Equations { initial: false, equations, .. } => {
-                walk_equations(equations, false, &mut |var, e, continuous| {
-                    if is_candidate(var) {
-                        add(var, e, continuous)
+                walk_equations(equations, false, &mut |lhs, e, continuous| {
+                    if let ExprKind::Name(var) = &lhs.kind {
+                        if is_candidate(var.as_str()) {
+                            add(var.as_str(), e, continuous)
+                        }
                     }
                 });
             }
@@ -161,11 +163,13 @@ fn values(e: &Expr, var: &str, names: &Names) -> Option<Vec<DomainValue>> {
     }
 }
 
-/// Calls `def(var, rhs, continuous)` for every `var = rhs` (continuous = not in a when).
-fn walk_equations(eqs: &[Equation], in_when: bool, def: &mut dyn FnMut(&str, &Expr, bool)) {
+/// Calls `def(lhs, rhs, continuous)` for every equation `lhs = rhs`, also inside if- and
+/// when-equations (continuous = not inside a when). The lowering uses it too, to find the
+/// reals assigned in when-equations.
+pub(super) fn walk_equations(eqs: &[Equation], in_when: bool, def: &mut dyn FnMut(&Expr, &Expr, bool)) {
     for eq in eqs {
         match &eq.kind {
-            EquationKind::Simple { lhs: Expr { kind: ExprKind::Name(n), .. }, rhs } => def(n.as_str(), rhs, !in_when),
+            EquationKind::Simple { lhs, rhs } => def(lhs, rhs, !in_when),
             EquationKind::If { branches, else_branch } => {
                 for (_, b) in branches {
                     walk_equations(b, in_when, def);

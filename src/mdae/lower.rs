@@ -125,29 +125,14 @@ fn model_class(def: &StoredDefinition) -> Option<&ClassDef> {
 
 /// Names assigned by when-equations: they are discrete.
 fn when_assigned(comp: &Composition) -> Vec<String> {
-    fn walk(eqs: &[crate::syntax::ast::Equation], in_when: bool, out: &mut Vec<String>) {
-        for eq in eqs {
-            match &eq.kind {
-                EquationKind::Simple { lhs, .. } if in_when => {
-                    if let Some(n) = ref_name(lhs) {
-                        out.push(n)
-                    }
-                }
-                EquationKind::When { branches } => branches.iter().for_each(|(_, b)| walk(b, true, out)),
-                EquationKind::If { branches, else_branch } => {
-                    branches.iter().for_each(|(_, b)| walk(b, in_when, out));
-                    if let Some(b) = else_branch {
-                        walk(b, in_when, out)
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
     let mut out = Vec::new();
     for part in &comp.parts {
         if let ClassPart::Equations { equations, .. } = part {
-            walk(equations, false, &mut out);
+            domains::walk_equations(equations, false, &mut |lhs, _, continuous| {
+                if let Some(n) = ref_name(lhs).filter(|_| !continuous) {
+                    out.push(n)
+                }
+            });
         }
     }
     out
@@ -592,12 +577,7 @@ impl<'a> Lowering<'a> {
                 id
             })
             .collect();
-        let exactly_one = ids.iter().fold(Cond::False, |acc, &m| {
-            let only_m =
-                ids.iter().filter(|&&o| o != m).fold(Cond::Mode(m), |t, &o| Cond::and(t, Cond::not(Cond::Mode(o))));
-            Cond::or(acc, only_m)
-        });
-        self.out.invariants.push(Invariant { cond: exactly_one, span: self.decl_spans[var] });
+        self.out.invariants.push(Invariant { cond: Cond::exactly_one(&ids), span: self.decl_spans[var] });
         ids
     }
 

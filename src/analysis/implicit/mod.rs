@@ -11,9 +11,9 @@
 //!   conditions, and the CDG edges;
 //! - [`singular`]: diagnostics for the singular modes.
 //!
-//! Variable order (locality, paper 002 §4.3): [`order`] (fine blocks of the union graph,
-//! Cuthill–McKee inside each); before each equation's edge variables come the mode
-//! variables its incidence mentions first.
+//! Variable order (locality, paper 002 §4.3): [`order`] picks an order of the equations
+//! (the narrowest by cut width of source, fine-block and Cuthill–McKee orders); before each
+//! equation's edge variables come the mode variables its incidence mentions first.
 
 mod bits;
 mod blocks;

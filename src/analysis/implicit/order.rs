@@ -40,8 +40,7 @@ pub(super) fn equations(mdae: &Mdae, order: Order) -> Vec<usize> {
         Order::Source => source,
         Order::Locality => {
             let mut candidates = vec![source];
-            candidates.extend(by_blocks(mdae, false));
-            candidates.extend(by_blocks(mdae, true));
+            candidates.extend(by_blocks(mdae));
             // The first of the narrowest (source order on ties): deterministic.
             candidates.into_iter().min_by_key(|o| cut_width(mdae, o)).expect("source order is a candidate")
         }
@@ -81,9 +80,9 @@ fn cut_width(mdae: &Mdae, order: &[usize]) -> (usize, usize) {
 }
 
 /// The equations block by block of the fine decomposition of the union graph (blocks in
-/// the order of their first equation), inside a block in source order or, with
-/// `cuthill_mckee`, breadth first; `None` without a perfect matching of the union graph.
-fn by_blocks(mdae: &Mdae, cuthill_mckee: bool) -> Option<Vec<usize>> {
+/// the order of their first equation): inside a block in source order, then breadth
+/// first (Cuthill–McKee). No candidate without a perfect matching of the union graph.
+fn by_blocks(mdae: &Mdae) -> Vec<Vec<usize>> {
     let n = mdae.equations.len();
     let union: Graph = mdae
         .equations
@@ -95,7 +94,7 @@ fn by_blocks(mdae: &Mdae, cuthill_mckee: bool) -> Option<Vec<usize>> {
             vars.into_iter().map(|j| (j, 0)).collect()
         })
         .collect();
-    let fine = fine_blocks(&union, mdae.vars.len())?;
+    let Some(fine) = fine_blocks(&union, mdae.vars.len()) else { return Vec::new() };
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); mdae.vars.len()];
     for (i, row) in union.iter().enumerate() {
         for &(j, _) in row {
@@ -120,9 +119,6 @@ fn by_blocks(mdae: &Mdae, cuthill_mckee: bool) -> Option<Vec<usize>> {
     }
     // Blocks in the order of their first equation in the source.
     by_block.sort_unstable_by_key(|b| b[0]);
-    if !cuthill_mckee {
-        return Some(by_block.concat());
-    }
     let mut placed = vec![false; n];
     let mut out = Vec::with_capacity(n);
     for block in &by_block {
@@ -145,5 +141,5 @@ fn by_blocks(mdae: &Mdae, cuthill_mckee: bool) -> Option<Vec<usize>> {
             }
         }
     }
-    Some(out)
+    vec![by_block.concat(), out]
 }
