@@ -323,8 +323,9 @@ fn node_sizes_stay_small() {
 #[test]
 fn spans_cover_exactly_their_text() {
     // Every span is non-empty and neither starts nor ends in white space; a reference
-    // with spaced subscripts and the implicit element section are the tricky ones.
-    let src = "model M\n  Real x[3 ];\n  Real y;\nequation\n  y = x[1 ] + x[ 2 ].z;\nend M;\n";
+    // with spaced subscripts, the implicit element section and a declaration with a
+    // blank before its `;` (found by the robustness test) are the tricky ones.
+    let src = "model M\n  Real x[3 ];\n  Real y;\n  constant Integer a.j ;\n  Integer b ;\nequation\n  y = x[1 ] + x[ 2 ].z;\nend M;\n";
     let mut ast = parse_ok(src);
     let mut bad = Vec::new();
     visit::walk_spans(&mut ast, &mut |s| {

@@ -11,7 +11,8 @@
 //! 10 KB, random windows of at most 10 KB of the larger ones), mutated by
 //! truncation, byte flips, deletion of a token range, duplication of a range and
 //! insertion of punctuation and keywords; plus random byte strings, random ASCII and
-//! random token soups. `PROPTEST_CASES` sets the number of cases (default 3000).
+//! random token soups. `PROPTEST_CASES` sets the number of cases (default 3000),
+//! `PROPTEST_RNG_SEED` the seed (default fixed, so that CI is reproducible).
 //!
 //! A second test feeds deterministic extreme inputs (deep nesting, very long
 //! chains, unterminated comments and strings).
@@ -22,7 +23,7 @@ use mdae_rimis::driver::{self, DriverError};
 use mdae_rimis::syntax::{self, SourceFile, SyntaxError, SyntaxErrorKind};
 use proptest::prelude::*;
 use proptest::sample::Index;
-use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -423,6 +424,15 @@ fn cases_from_env() -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(DEFAULT_CASES)
 }
 
+/// Seed when `PROPTEST_RNG_SEED` is not set.
+const DEFAULT_SEED: u64 = 20261122;
+
+/// The seed of the run: `PROPTEST_RNG_SEED` when set, else [`DEFAULT_SEED`].
+fn seed() -> RngSeed {
+    let n = std::env::var("PROPTEST_RNG_SEED").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(DEFAULT_SEED);
+    RngSeed::Fixed(n)
+}
+
 #[test]
 fn random_and_mutated_inputs_never_panic() {
     let Some(corpus) = corpus() else {
@@ -432,8 +442,9 @@ fn random_and_mutated_inputs_never_panic() {
     let cases = cases_from_env();
     let t0 = Instant::now();
     let result = common::in_big_thread(move || {
-        // No failure persistence: this test writes no files.
-        let config = Config { cases, failure_persistence: None, ..Config::default() };
+        // No failure persistence: this test writes no files. A fixed seed keeps CI
+        // reproducible; `PROPTEST_RNG_SEED` explores others.
+        let config = Config { cases, failure_persistence: None, rng_seed: seed(), ..Config::default() };
         let mut runner = TestRunner::new(config);
         runner
             .run(&input_strategy(), |(base, mutations)| {
@@ -469,7 +480,8 @@ fn random_and_mutated_inputs_never_panic() {
     });
     let (c, p, s, u) = (CASES.load(Relaxed), PARSED.load(Relaxed), SYNTAX_ERRORS.load(Relaxed), NOT_UTF8.load(Relaxed));
     println!(
-        "robustness: {c} cases, {p} parsed, {} located errors ({s} syntax, {u} not UTF-8), {} corpus files, {:.2?}",
+        "robustness: seed {:?}, {c} cases, {p} parsed, {} located errors ({s} syntax, {u} not UTF-8), {} corpus files, {:.2?}",
+        seed(),
         s + u,
         corpus.len(),
         t0.elapsed()

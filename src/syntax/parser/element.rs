@@ -171,13 +171,14 @@ impl<'s> Parser<'s> {
     }
 
     /// `(…) [= e]`, `= e` or `:= e`, if present.
-    pub(crate) fn opt_modification(&self, i: &'s str) -> PResult<'s, Option<Modification>> {
-        let (i, ()) = self.ws(i)?;
+    pub(crate) fn opt_modification(&self, input: &'s str) -> PResult<'s, Option<Modification>> {
+        let (i, ()) = self.ws(input)?;
         let start = self.pos(i);
         let (i, class_mod) = self.opt_class_mod(i)?;
         let (i, value) = self.opt_mod_value(i)?;
         if class_mod.is_none() && value.is_none() {
-            return Ok((i, None));
+            // Nothing consumed: the trivia belongs to whatever follows.
+            return Ok((input, None));
         }
         let span = self.span_from(start, i);
         Ok((i, Some(Modification { class_mod, value, span })))
