@@ -5,4 +5,5 @@
 pub mod analysis;
 pub mod driver;
 pub mod mdae;
+pub mod rimis;
 pub mod syntax;

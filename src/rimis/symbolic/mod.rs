@@ -1,0 +1,1 @@
+//! The symbolic layer of the RIMIS transformation (work in progress).
