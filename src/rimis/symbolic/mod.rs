@@ -1,1 +1,19 @@
-//! The symbolic layer of the RIMIS transformation (work in progress).
+//! The symbolic layer of the RIMIS transformation (paper 000 §4.6.1): expression
+//! rewriting on the AST [`Expr`](crate::syntax::ast::Expr) itself.
+//!
+//! Owns: `simplify` (algebraic clean-up), `partial` (the partial evaluation π_q of
+//! if-expressions under a mode condition decided by the caller), `diff` (time
+//! differentiation δ_k with the chain rule, builtins and user functions from
+//! `functions`), `linear` (is an expression affine in given unknowns, paper 000 §4.7).
+//! Input: expressions of a flattened model (and its `function` classes). Output: new
+//! expressions; generated nodes carry `Span::default()` or the span of the node they
+//! replace. Invariants: no panics on any input (errors are [`SymError`]), results are
+//! a pure function of the input, every result is simplified.
+
+mod build;
+mod simplify;
+
+#[cfg(test)]
+mod testutil;
+
+pub use simplify::simplify;
