@@ -11,9 +11,11 @@
 //! a pure function of the input, every result is simplified.
 
 mod build;
+mod partial;
 mod simplify;
 
 #[cfg(test)]
 mod testutil;
 
+pub use partial::{Assumption, Decision, partial_eval, partial_eval_in};
 pub use simplify::simplify;
