@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod driver;
+pub mod emit;
 pub mod mdae;
 pub mod rimis;
 pub mod syntax;

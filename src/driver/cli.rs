@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
-  mdae-rimis fixtures/WaterTank.mo                 print the canonical form
+  mdae-rimis fixtures/WaterTank.mo                 print the RIMIS model (the main job)
+  mdae-rimis --emit canonical flat.mo              print the canonical form, untransformed
+  mdae-rimis --out-dir fixed/ models/              transform every .mo under models/
   omc -i=WaterTank WaterTank.mo | mdae-rimis -     read the model from stdin
   mdae-rimis flat.mo -o fixed.mo                   write atomically to fixed.mo
   mdae-rimis --check fixtures/WaterTank.mo         multimode structural analysis report
@@ -20,15 +22,21 @@ structurally singular model), 2 usage or I/O error. Diagnostics go to stderr onl
 #[command(name = "mdae-rimis", version, about, after_help = EXAMPLES)]
 pub struct Cli {
     /// The flattened Modelica file (omc -i output, Base Modelica or a single-class
-    /// model); `-` or nothing reads stdin.
-    pub file: Option<PathBuf>,
+    /// model); `-` or nothing reads stdin. With --out-dir: files and folders.
+    #[arg(value_name = "FILE")]
+    pub paths: Vec<PathBuf>,
+
+    /// Batch mode: transform every `.mo` file of the PATHs (folders are walked) into
+    /// DIR, one line per file and a summary; exit 1 if any failed.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 
     /// Write the result to this file (atomically: a failed run leaves no file).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// What to print.
-    #[arg(long, value_enum, default_value_t = Emit::Canonical)]
+    #[arg(long, value_enum, default_value_t = Emit::Rimis)]
     pub emit: Emit,
 
     /// Run the multimode structural analysis and print a readable report.
@@ -65,6 +73,15 @@ pub enum StrategyArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
+    /// The RIMIS model: the input rewritten so that every mode simulates (paper 000 §4).
+    Rimis,
     /// The canonical form of the input, untransformed.
     Canonical,
+}
+
+impl Cli {
+    /// The single input file (`None`: stdin).
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.paths.first().map(PathBuf::as_path)
+    }
 }

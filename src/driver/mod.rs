@@ -2,6 +2,7 @@
 //! write the result (stdout, or atomically to `-o`). Owns [`Cli`] (clap) and
 //! [`DriverError`] with its exit code; `main.rs` only parses and maps.
 
+mod batch;
 mod cli;
 mod output;
 
@@ -23,6 +24,8 @@ pub enum DriverError {
     Lower { file: Box<SourceFile>, error: LowerError },
     #[error("{0}")]
     Analysis(AnalysisError),
+    #[error("{}", .error.short(.file))]
+    Rimis { file: Box<SourceFile>, error: crate::rimis::RimisError },
     /// The analysis found valid modes in which the model is structurally singular; the
     /// report has been written, the message lists the modes.
     #[error("{0}")]
@@ -38,6 +41,7 @@ impl DriverError {
             DriverError::Syntax { .. }
             | DriverError::Lower { .. }
             | DriverError::Analysis(_)
+            | DriverError::Rimis { .. }
             | DriverError::Singular(_) => 1,
             DriverError::Io { .. } | DriverError::Usage(_) => 2,
         }
@@ -48,6 +52,7 @@ impl DriverError {
         match self {
             DriverError::Syntax { file, error } => error.render(file),
             DriverError::Lower { file, error } => error.render(file),
+            DriverError::Rimis { file, error } => error.render(file),
             DriverError::Singular(message) => message.clone(),
             other => format!("error: {other}\n"),
         }
@@ -56,14 +61,51 @@ impl DriverError {
 
 /// Runs the job described by `cli`; on success the result has been written.
 pub fn run(cli: &Cli) -> Result<(), DriverError> {
-    let file = read_input(cli.file.as_deref())?;
+    if let Some(dir) = &cli.out_dir {
+        return batch::run(cli, dir);
+    }
+    if cli.paths.len() > 1 {
+        return Err(DriverError::Usage("several input files need --out-dir DIR".into()));
+    }
+    let file = read_input(cli.file())?;
     if cli.check || cli.report.is_some() || cli.dot.is_some() {
         return analysis_job(cli, &file);
     }
     let out = match cli.emit {
         Emit::Canonical => canonical(&file)?,
+        Emit::Rimis => {
+            let (text, messages) = rimis(&file, strategy(cli))?;
+            for m in messages {
+                eprintln!("{m}");
+            }
+            text
+        }
     };
     output::write(cli.output.as_deref(), &out)
+}
+
+fn strategy(cli: &Cli) -> Strategy {
+    match cli.strategy {
+        StrategyArg::Implicit => Strategy::Implicit,
+        StrategyArg::Explicit => Strategy::Explicit,
+        StrategyArg::Auto => Strategy::Auto,
+    }
+}
+
+/// The main job: parse, lower, analyse, transform, emit. Returns the model text and
+/// the messages for stderr (`file: warning: …`, `file: note: …`).
+pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<String>), DriverError> {
+    let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
+    let def = syntax::parse(&file.text).map_err(rejected)?;
+    syntax::check::refuse_unsupported(&def).map_err(rejected)?;
+    let model =
+        mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    let cdg = analysis::analyse(&model, strategy).map_err(DriverError::Analysis)?;
+    let out = crate::rimis::transform(&def, &model, &cdg)
+        .map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;
+    let mut messages: Vec<String> = out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)).collect();
+    messages.extend(out.notes.iter().map(|n| format!("{}: note: {n}", file.name)));
+    Ok((crate::emit::emit(&out), messages))
 }
 
 /// Parses and prints the canonical form.
@@ -78,12 +120,7 @@ pub fn canonical(file: &SourceFile) -> Result<String, DriverError> {
 /// exit code 1 if some valid mode is structurally singular.
 fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     let model = lower(file)?;
-    let strategy = match cli.strategy {
-        StrategyArg::Implicit => Strategy::Implicit,
-        StrategyArg::Explicit => Strategy::Explicit,
-        StrategyArg::Auto => Strategy::Auto,
-    };
-    let cdg = analysis::analyse(&model, strategy).map_err(DriverError::Analysis)?;
+    let cdg = analysis::analyse(&model, strategy(cli)).map_err(DriverError::Analysis)?;
     let mut out = String::new();
     if cli.check {
         out.push_str(&analysis::report::check(&model, &cdg));

@@ -103,7 +103,7 @@ pub fn lower(def: &StoredDefinition, file: &SourceFile) -> Result<Mdae, LowerErr
     Ok(l.out)
 }
 
-fn model_class(def: &StoredDefinition) -> Option<&ClassDef> {
+pub(crate) fn model_class(def: &StoredDefinition) -> Option<&ClassDef> {
     let is_model = |c: &&ClassDef| {
         matches!(c.kind, ClassKind::Class | ClassKind::Model | ClassKind::Block) && matches!(c.body, ClassBody::Long(_))
     };
@@ -205,6 +205,9 @@ impl<'a> Lowering<'a> {
                 }
                 _ => NameKind::Other,
             };
+            if fixed_value || c.has(Prefix::Discrete) || discrete.contains(&name) || type_name != "Real" {
+                self.out.time_invariant.insert(name.clone());
+            }
             self.decl_spans.insert(name.clone(), d.span);
             self.kinds.insert(name, kind);
         }
@@ -463,6 +466,12 @@ impl<'a> Lowering<'a> {
     /// A Boolean condition as a [`Cond`]: static parts evaluated, Boolean variables become
     /// mode variables, any other condition a mode atom (shared by its canonical text).
     pub(super) fn cond(&mut self, e: &Expr) -> Result<Cond, LowerError> {
+        let c = self.cond_of(e)?;
+        self.out.conditions.entry(expr_to_string(e)).or_insert_with(|| c.clone());
+        Ok(c)
+    }
+
+    fn cond_of(&mut self, e: &Expr) -> Result<Cond, LowerError> {
         if let Some(Value::Bool(b)) = self.env.eval(e) {
             return Ok(if b { Cond::True } else { Cond::False });
         }
@@ -593,6 +602,7 @@ impl<'a> Lowering<'a> {
         }
         let id = ModeId(self.out.modes.len() as u32);
         self.out.modes.push(Mode { name, kind: ModeKind::Atom { expr: text.clone() } });
+        self.out.atom_exprs.insert(id, e.clone());
         self.modes.insert(text, id);
         Cond::Mode(id)
     }

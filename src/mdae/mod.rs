@@ -17,13 +17,14 @@ mod domains;
 mod error;
 mod eval;
 mod incidence;
-mod lower;
+pub(crate) mod lower;
 
 pub use cond::Cond;
 pub use error::LowerError;
 pub use lower::lower;
 
 use crate::syntax::Span;
+use std::collections::{BTreeMap, BTreeSet};
 use crate::syntax::ast::Expr;
 
 /// Handle of a real unknown in [`Mdae::vars`].
@@ -66,6 +67,14 @@ pub struct Mdae {
     pub invariants: Vec<Invariant>,
     /// Equations and sections outside the continuous structure, kept for re-emission.
     pub kept: Vec<Kept>,
+    /// Every condition met in a real equation, by canonical text, as a [`Cond`] (the
+    /// RIMIS transformation partially evaluates if-expressions with them).
+    pub conditions: BTreeMap<String, Cond>,
+    /// Names whose time derivative is zero: parameters, constants, discrete and
+    /// when-assigned variables.
+    pub time_invariant: BTreeSet<String>,
+    /// The expression each mode atom stands for (`time >= t1`).
+    pub atom_exprs: BTreeMap<ModeId, Expr>,
 }
 
 /// A real unknown (not a parameter, constant, input or discrete variable).

@@ -1,6 +1,250 @@
 //! Stage 4, the RIMIS transformation (paper 000 §4.6): from an mDAE and its CDG to a
-//! model whose single-mode (approximate) structural analysis contains every block of the
-//! CDG. `symbolic` is the expression layer it stands on: simplification, partial
-//! evaluation π_q, time differentiation δ_k.
+//! model whose single-mode (approximate) structural analysis contains every block of
+//! the CDG, so that omc, Dymola and rumoca generate code that is correct in every mode.
+//!
+//! Input: the parsed file, its [`Mdae`] and [`Cdg`]. Output: [`RimisModel`], the new
+//! model as AST pieces (declarations, replicates with what they hold, equation
+//! sections with their comments), printed by `emit`. Files: `plan` (conditions, roles,
+//! names ρ), `sections` (REPL, MULTI, DIFF, REINIT, INIT), `guards` (mode equations on
+//! left limits), `restart` (warnings for restarts RIMIS cannot guarantee), `source`
+//! (what is kept from the input), `symbolic` (simplification, π_q, δ_k).
 
+mod exprs;
+mod guards;
+pub(crate) mod names;
+mod plan;
+mod restart;
+mod sections;
+mod source;
 pub mod symbolic;
+
+use crate::analysis::cdg::Cdg;
+use crate::mdae::{Mdae, ModeKind};
+use crate::syntax::ast::{ClassDef, ClassPart, Element, Equation, EquationKind, StoredDefinition};
+use crate::syntax::{SourceFile, Span};
+use guards::{Deps, names_in};
+use names::Namer;
+use plan::Plan;
+use std::collections::BTreeMap;
+
+/// An equation of the output with the comment written above it.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub comment: Option<String>,
+    pub equation: Equation,
+}
+
+impl Item {
+    pub(crate) fn new(equation: Equation) -> Item {
+        Item { comment: None, equation }
+    }
+}
+
+/// A titled group of equations (DIFF, MULTI, REPL, …).
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub title: String,
+    pub items: Vec<Item>,
+}
+
+/// The transformed model, ready for emission.
+#[derive(Clone, Debug)]
+pub struct RimisModel {
+    /// The model's name as written in the input.
+    pub name: String,
+    /// Lines of the header comment.
+    pub header: Vec<String>,
+    /// Warnings (also written into the output as comments).
+    pub warnings: Vec<String>,
+    /// Notes for stderr only.
+    pub notes: Vec<String>,
+    /// Functions and other classes the model needs, nested in it; `renames` gives
+    /// each function's new plain name.
+    pub classes: Vec<ClassDef>,
+    pub renames: BTreeMap<String, String>,
+    /// The input's declarations (a varying state loses `fixed`).
+    pub elements: Vec<Element>,
+    /// DECL: replicates and dummy derivatives, with what each holds.
+    pub replicates: Vec<(Element, String)>,
+    pub initial: Vec<Item>,
+    pub sections: Vec<Section>,
+    /// Algorithm sections and initial sections kept from the input.
+    pub kept_parts: Vec<ClassPart>,
+}
+
+/// Why the transformation refused a model.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct RimisError {
+    pub span: Span,
+    pub message: String,
+}
+
+impl RimisError {
+    pub fn new(span: Span, message: impl Into<String>) -> RimisError {
+        RimisError { span, message: message.into() }
+    }
+
+    /// `file:line:column: error: message`, the source line and a caret.
+    pub fn render(&self, file: &SourceFile) -> String {
+        crate::mdae::LowerError::new(self.span, self.message.clone()).render(file)
+    }
+
+    pub fn short(&self, file: &SourceFile) -> String {
+        crate::mdae::LowerError::new(self.span, self.message.clone()).short(file)
+    }
+}
+
+/// The RIMIS transformation of the model of `def` (lowered to `mdae`, analysed to `cdg`).
+pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<RimisModel, RimisError> {
+    let src = source::Source::read(def, mdae)?;
+    if !cdg.singular.is_empty() {
+        return Err(RimisError::new(
+            src.class.name.span,
+            format!("model {} is structurally singular in some valid mode (run with --check for the diagnosis)", mdae.name),
+        ));
+    }
+    let mut namer = Namer::of(def);
+    let renames = src.function_renames(&mut namer);
+    let functions = symbolic::Functions::from_ast(def);
+    let mut out = RimisModel {
+        name: src.class.name.text.as_str().to_string(),
+        header: vec![format!("RIMIS of {} (mdae-rimis {}, paper 000 §4.6)", mdae.name, env!("CARGO_PKG_VERSION"))],
+        warnings: Vec::new(),
+        notes: Vec::new(),
+        classes: src.classes.clone(),
+        renames,
+        elements: Vec::new(),
+        replicates: Vec::new(),
+        initial: Vec::new(),
+        sections: Vec::new(),
+        kept_parts: src.kept_parts.clone(),
+    };
+    if cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular) {
+        out.notes.push(format!("model {}: its structure does not depend on the mode; equations kept unchanged", mdae.name));
+        out.header.push("The structure does not depend on the mode: the model is unchanged.".into());
+        out.elements = src.elements.clone();
+        out.sections.push(Section { title: "equations of the input".into(), items: src.all_equations() });
+        return Ok(out);
+    }
+    let mut plan = Plan::new(mdae, cdg, namer);
+    let is_constant = |n: &str| mdae.time_invariant.contains(n);
+    let ctx = symbolic::DiffContext { functions: &functions, is_constant: &is_constant };
+
+    // REPL, block by block, and the instantaneous dependencies of what each writes.
+    let mut deps: Deps = BTreeMap::new();
+    let mut repl = Vec::new();
+    for b in 0..cdg.blocks.len() {
+        let items = sections::repl(&mut plan, b, &ctx)?;
+        let mut used = std::collections::BTreeSet::new();
+        for it in &items {
+            collect_names(&it.equation, &mut used);
+        }
+        for &(u, k) in &cdg.blocks[b].writes {
+            if let Some((n, _)) = exprs::occurrence(&plan.written(b, u, k)).map(|(n, k)| (n.to_string(), k)) {
+                deps.entry(n).or_default().extend(used.iter().cloned());
+            }
+        }
+        repl.extend(items);
+    }
+    let sources = sections::multi_sources(&mut plan);
+    for it in &sources {
+        if let EquationKind::Simple { lhs, rhs } = &it.equation.kind {
+            if let Some((n, _)) = exprs::occurrence(lhs) {
+                deps.entry(n.to_string()).or_default().extend(names_in(rhs));
+            }
+        }
+    }
+    // Mode equations: on left limits where the guard is a fixpoint.
+    let mut modes = Vec::new();
+    let mut switches = Vec::new();
+    let mut unfixed = Vec::new();
+    for eq in &src.kept {
+        let Some((m, g)) = src.mode_equation(eq) else {
+            modes.push(Item::new(eq.clone()));
+            continue;
+        };
+        let mode_name = mdae.mode(m).name.clone();
+        for (n, e) in src.mode_equations() {
+            if n != mode_name {
+                deps.entry(n).or_default().extend(names_in(&e));
+            }
+        }
+        if !guards::reaches(&deps, &names_in(&g), &mode_name) {
+            modes.push(Item::new(eq.clone()));
+            continue;
+        }
+        match guards::left_limit(&mut plan, &deps, m, &g, src.start_of(&mode_name)) {
+            Some(ll) => {
+                let target = guards::target(&plan, m);
+                let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
+                let kind = EquationKind::When { branches: vec![(ll.enter, set(true)), (ll.leave, set(false))] };
+                let mut item = Item::new(exprs::equation(kind));
+                item.comment = Some(format!(
+                    "{} on left limits (guard fixpoint of `{}`): enters from the replicates of `not {mode_name}`, leaves from those of `{mode_name}`",
+                    mode_name,
+                    crate::syntax::printer::equation_to_string(eq, 0).trim_end().trim_end_matches(';')
+                ));
+                modes.push(item);
+                out.initial.push(Item::new(exprs::simple(target, ll.initial)));
+                unfixed.push(mode_name.clone());
+                switches.push(restart::Switch { mode: m, guard: g.clone() });
+            }
+            None => {
+                out.warnings.push(format!(
+                    "guard fixpoint not rewritten: the mode equation of `{mode_name}` depends on `{mode_name}` through a block computed in every mode; it is kept as it is and simulators may iterate on it at a switch"
+                ));
+                modes.push(Item::new(eq.clone()));
+            }
+        }
+    }
+    let diff = sections::diff(&mut plan);
+    let reinit = sections::reinit(&mut plan);
+    let mut multi = sources;
+    multi.extend(sections::pending_muxes(&mut plan));
+    out.warnings.extend(restart::warnings(&plan, &switches));
+
+    // Declarations: the input's, then DECL/INIT.
+    let states = sections::init_states(&mut plan);
+    for (u, _) in plan.writers.iter().enumerate().filter(|_| true) {
+        if plan.roles[u] == plan::Role::Varying {
+            unfixed.push(mdae.vars[u].name.clone());
+        }
+    }
+    out.elements = src.elements_without_fixed(&unfixed);
+    for (n, what, var) in &plan.declared {
+        let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.clone());
+        let _ = var;
+        out.replicates.push((src.replicate_decl(n, init.as_deref()), what.clone()));
+    }
+    for (title, items) in [
+        ("mode equations", modes),
+        ("DIFF: derivatives of the kept states and of the state replicates", diff),
+        ("MULTI: multiplexers", multi),
+        ("REPL: the blocks of the CDG, each under its condition", repl),
+        ("REINIT: a state replicate starts from the source's value when its mode is entered", reinit),
+    ] {
+        if !items.is_empty() {
+            out.sections.push(Section { title: title.into(), items });
+        }
+    }
+    let _ = ModeKind::Variable;
+    Ok(out)
+}
+
+fn collect_names(eq: &Equation, out: &mut std::collections::BTreeSet<String>) {
+    match &eq.kind {
+        EquationKind::Simple { lhs, rhs } => {
+            out.extend(names_in(lhs));
+            out.extend(names_in(rhs));
+        }
+        EquationKind::If { branches, else_branch } => {
+            for (c, body) in branches {
+                out.extend(names_in(c));
+                body.iter().for_each(|e| collect_names(e, out));
+            }
+            else_branch.iter().flatten().for_each(|e| collect_names(e, out));
+        }
+        _ => {}
+    }
+}

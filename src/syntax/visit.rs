@@ -1,16 +1,40 @@
-//! A mutable walk over every span of a tree: used to compare trees modulo spans
-//! (`erase_spans`) and to check that spans nest (`spans`).
+//! A mutable walk over a tree: every span (to compare trees modulo spans,
+//! `erase_spans`, and to check that spans nest) and every called function name (the
+//! RIMIS emission renames functions). [`Visitor`] says what to do at each.
 
 use super::ast::*;
 use super::span::Span;
 
+/// What a walk does at each span and each called function name (parents first).
+pub trait Visitor {
+    fn span(&mut self, _span: &mut Span) {}
+    fn call_name(&mut self, _function: &mut Ident) {}
+    /// A name used as an expression (`x`, `a.b`).
+    fn name(&mut self, _name: &mut Text) {}
+    /// A declared or referenced identifier part, and a class's name.
+    fn ident(&mut self, _ident: &mut Ident) {}
+}
+
+struct SpanFn<'a>(&'a mut dyn FnMut(&mut Span));
+
+impl Visitor for SpanFn<'_> {
+    fn span(&mut self, span: &mut Span) {
+        (self.0)(span)
+    }
+}
+
 /// Calls `f` on every span in the tree, parents before children.
 pub fn walk_spans(def: &mut StoredDefinition, f: &mut dyn FnMut(&mut Span)) {
-    f(&mut def.span);
+    walk(def, &mut SpanFn(f));
+}
+
+/// Walks the whole file with `v`.
+pub fn walk(def: &mut StoredDefinition, f: &mut dyn Visitor) {
+    f.span(&mut def.span);
     if let Some(w) = &mut def.within {
-        f(&mut w.span);
+        f.span(&mut w.span);
         if let Some(n) = &mut w.name {
-            f(&mut n.span);
+            f.span(&mut n.span);
         }
     }
     for c in &mut def.classes {
@@ -23,11 +47,37 @@ pub fn erase_spans(def: &mut StoredDefinition) {
     walk_spans(def, &mut |s| *s = Span::DUMMY);
 }
 
-type F<'a> = &'a mut dyn FnMut(&mut Span);
+type F<'a> = &'a mut dyn Visitor;
+
+/// Walks one class definition with `v`.
+pub fn walk_class(c: &mut ClassDef, v: &mut dyn Visitor) {
+    class(c, v);
+}
+
+/// Walks one element with `v`.
+pub fn walk_element(e: &mut Element, v: &mut dyn Visitor) {
+    element(e, v);
+}
+
+/// Walks one class part (elements, equations, algorithm) with `v`.
+pub fn walk_part(p: &mut ClassPart, v: &mut dyn Visitor) {
+    part(p, v);
+}
+
+/// Walks one equation with `v`.
+pub fn walk_equation(e: &mut Equation, v: &mut dyn Visitor) {
+    equation(e, v);
+}
+
+/// Walks one expression with `v`.
+pub fn walk_expr(e: &mut Expr, v: &mut dyn Visitor) {
+    expr(e, v);
+}
 
 fn class(c: &mut ClassDef, f: F) {
-    f(&mut c.span);
-    f(&mut c.name.span);
+    f.ident(&mut c.name);
+    f.span(&mut c.span);
+    f.span(&mut c.name.span);
     match &mut c.body {
         ClassBody::Long(comp) => {
             strings(&mut comp.description, f);
@@ -35,15 +85,15 @@ fn class(c: &mut ClassDef, f: F) {
                 part(p, f);
             }
             if let Some(e) = &mut comp.external {
-                f(&mut e.span);
+                f.span(&mut e.span);
                 if let Some(l) = &mut e.language {
-                    f(&mut l.span);
+                    f.span(&mut l.span);
                 }
                 if let Some(call) = &mut e.call {
                     if let Some(o) = &mut call.output {
                         expr(o, f);
                     }
-                    f(&mut call.function.span);
+                    f.span(&mut call.function.span);
                     call.args.iter_mut().for_each(|a| expr(a, f));
                 }
                 if let Some(a) = &mut e.annotation {
@@ -53,10 +103,10 @@ fn class(c: &mut ClassDef, f: F) {
             if let Some(a) = &mut comp.annotation {
                 class_mod(a, f);
             }
-            f(&mut comp.end_name.span);
+            f.span(&mut comp.end_name.span);
         }
         ClassBody::Short { base, dims, modification, comment: c, .. } => {
-            f(&mut base.span);
+            f.span(&mut base.span);
             subs(dims, f);
             if let Some(m) = modification {
                 class_mod(m, f);
@@ -68,8 +118,8 @@ fn class(c: &mut ClassDef, f: F) {
             comment(c, f);
         }
         ClassBody::Der { function, vars, comment: c } => {
-            f(&mut function.span);
-            vars.iter_mut().for_each(|v| f(&mut v.span));
+            f.span(&mut function.span);
+            vars.iter_mut().for_each(|v| f.span(&mut v.span));
             comment(c, f);
         }
     }
@@ -77,7 +127,7 @@ fn class(c: &mut ClassDef, f: F) {
 
 fn enum_lits(ls: &mut [EnumLiteral], f: F) {
     for l in ls {
-        f(&mut l.name.span);
+        f.span(&mut l.name.span);
         comment(&mut l.comment, f);
     }
 }
@@ -85,15 +135,15 @@ fn enum_lits(ls: &mut [EnumLiteral], f: F) {
 fn part(p: &mut ClassPart, f: F) {
     match p {
         ClassPart::Elements { elements, span, .. } => {
-            f(span);
+            f.span(span);
             elements.iter_mut().for_each(|e| element(e, f));
         }
         ClassPart::Equations { equations, span, .. } => {
-            f(span);
+            f.span(span);
             equations.iter_mut().for_each(|e| equation(e, f));
         }
         ClassPart::Algorithm { statements, span, .. } => {
-            f(span);
+            f.span(span);
             statements.iter_mut().for_each(|s| statement(s, f));
         }
     }
@@ -102,11 +152,11 @@ fn part(p: &mut ClassPart, f: F) {
 fn element(e: &mut Element, f: F) {
     match e {
         Element::Component(c) => {
-            f(&mut c.span);
+            f.span(&mut c.span);
             match &mut c.type_spec {
-                TypeSpec::Name(n) => f(&mut n.span),
+                TypeSpec::Name(n) => f.span(&mut n.span),
                 TypeSpec::Enumeration { literals, span, .. } => {
-                    f(span);
+                    f.span(span);
                     enum_lits(literals, f);
                 }
             }
@@ -115,7 +165,7 @@ fn element(e: &mut Element, f: F) {
             }
             subs(&mut c.type_dims, f);
             for d in &mut c.declarations {
-                f(&mut d.span);
+                f.span(&mut d.span);
                 cref(&mut d.name, f);
                 subs(&mut d.dims, f);
                 if let Some(m) = &mut d.modification {
@@ -129,8 +179,8 @@ fn element(e: &mut Element, f: F) {
         }
         Element::Class(c) => class(c, f),
         Element::Extends(x) => {
-            f(&mut x.span);
-            f(&mut x.name.span);
+            f.span(&mut x.span);
+            f.span(&mut x.name.span);
             if let Some(m) = &mut x.modification {
                 class_mod(m, f);
             }
@@ -139,12 +189,12 @@ fn element(e: &mut Element, f: F) {
             }
         }
         Element::Import(im) => {
-            f(&mut im.span);
+            f.span(&mut im.span);
             if let Some(a) = &mut im.alias {
-                f(&mut a.span);
+                f.span(&mut a.span);
             }
-            f(&mut im.name.span);
-            im.list.iter_mut().for_each(|n| f(&mut n.span));
+            f.span(&mut im.name.span);
+            im.list.iter_mut().for_each(|n| f.span(&mut n.span));
             comment(&mut im.comment, f);
         }
         Element::Annotation(a) => class_mod(a, f),
@@ -152,7 +202,7 @@ fn element(e: &mut Element, f: F) {
 }
 
 fn modification(m: &mut Modification, f: F) {
-    f(&mut m.span);
+    f.span(&mut m.span);
     if let Some(cm) = &mut m.class_mod {
         class_mod(cm, f);
     }
@@ -162,10 +212,10 @@ fn modification(m: &mut Modification, f: F) {
 }
 
 fn class_mod(m: &mut ClassMod, f: F) {
-    f(&mut m.span);
+    f.span(&mut m.span);
     for a in &mut m.args {
-        f(&mut a.span);
-        f(&mut a.name.span);
+        f.span(&mut a.span);
+        f.span(&mut a.name.span);
         if let Some(m) = &mut a.modification {
             modification(m, f);
         }
@@ -174,7 +224,7 @@ fn class_mod(m: &mut ClassMod, f: F) {
 }
 
 fn strings(ss: &mut [StringLit], f: F) {
-    ss.iter_mut().for_each(|s| f(&mut s.span));
+    ss.iter_mut().for_each(|s| f.span(&mut s.span));
 }
 
 fn comment(c: &mut Comment, f: F) {
@@ -185,9 +235,9 @@ fn comment(c: &mut Comment, f: F) {
 }
 
 fn equation(e: &mut Equation, f: F) {
-    f(&mut e.span);
+    f.span(&mut e.span);
     if let Some(l) = &mut e.label {
-        f(&mut l.span);
+        f.span(&mut l.span);
     }
     match &mut e.kind {
         EquationKind::Simple { lhs, rhs } => {
@@ -220,7 +270,7 @@ fn equation(e: &mut Equation, f: F) {
 }
 
 fn statement(s: &mut Statement, f: F) {
-    f(&mut s.span);
+    f.span(&mut s.span);
     match &mut s.kind {
         StatementKind::Assign { target, value } => {
             expr(target, f);
@@ -257,7 +307,7 @@ fn statement(s: &mut Statement, f: F) {
 
 fn for_indices(ix: &mut [ForIndex], f: F) {
     for i in ix {
-        f(&mut i.name.span);
+        f.span(&mut i.name.span);
         if let Some(r) = &mut i.range {
             expr(r, f);
         }
@@ -267,27 +317,29 @@ fn for_indices(ix: &mut [ForIndex], f: F) {
 fn subs(ss: &mut [Subscript], f: F) {
     for s in ss {
         match s {
-            Subscript::All(sp) => f(sp),
+            Subscript::All(sp) => f.span(sp),
             Subscript::Expr(e) => expr(e, f),
         }
     }
 }
 
 fn cref(r: &mut ComponentRef, f: F) {
-    f(&mut r.span);
+    f.span(&mut r.span);
     for p in &mut r.parts {
-        f(&mut p.ident.span);
+        f.ident(&mut p.ident);
+        f.span(&mut p.ident.span);
         subs(&mut p.subscripts, f);
     }
 }
 
 fn call(c: &mut Call, f: F) {
-    f(&mut c.function.span);
+    f.call_name(&mut c.function);
+    f.span(&mut c.function.span);
     match &mut c.args {
         FunctionArgs::List { positional, named } => {
             positional.iter_mut().for_each(|a| expr(a, f));
             for n in named {
-                f(&mut n.name.span);
+                f.span(&mut n.name.span);
                 expr(&mut n.value, f);
             }
         }
@@ -299,9 +351,10 @@ fn call(c: &mut Call, f: F) {
 }
 
 fn expr(e: &mut Expr, f: F) {
-    f(&mut e.span);
+    f.span(&mut e.span);
     match &mut e.kind {
-        ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::Name(_) | ExprKind::End => {}
+        ExprKind::Name(n) => f.name(n),
+        ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::End => {}
         ExprKind::Ref(r) => cref(r, f),
         ExprKind::Call(c) => call(c, f),
         ExprKind::Unary(_, x) => expr(x, f),

@@ -40,6 +40,36 @@ fn print_here(def: &StoredDefinition) -> String {
     p.out
 }
 
+/// One element (component, class, …) at `indent` levels, with its `;` and newline.
+pub fn element_to_string(e: &Element, indent: usize) -> String {
+    let mut p = Printer { out: String::new(), indent };
+    p.element(e);
+    p.out
+}
+
+/// One equation (simple, if, when, …) at `indent` levels, with its `;` and newline.
+pub fn equation_to_string(eq: &Equation, indent: usize) -> String {
+    let mut p = Printer { out: String::new(), indent };
+    p.equation(eq);
+    p.out
+}
+
+/// One class part (`equation …`, `algorithm …`) at `indent` levels.
+pub fn part_to_string(part: &ClassPart, indent: usize) -> String {
+    let mut p = Printer { out: String::new(), indent };
+    p.class_part(part);
+    p.out
+}
+
+/// One class definition at `indent` levels, with its `;` and newline.
+pub fn class_to_string(c: &ClassDef, indent: usize) -> String {
+    let mut p = Printer { out: String::new(), indent };
+    p.line_start();
+    p.class(c);
+    p.out.push_str(";\n");
+    p.out
+}
+
 struct Printer {
     out: String,
     indent: usize,

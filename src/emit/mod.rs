@@ -1,0 +1,118 @@
+//! Stage 5, emission: a [`RimisModel`] as Modelica text, laid out by the askama
+//! template `templates/model.mo` (header comment, warnings, nested functions,
+//! declarations, DECL with what each replicate holds, initial equations, the equation
+//! sections in the order of Figures 13 and 15 with a comment on every block). Items are
+//! printed by the canonical printer, so the output re-parses; functions with dotted or
+//! quoted names are renamed to plain identifiers everywhere (rumoca refuses
+//! `function 'WaterTank.inputFlow'`). Deterministic: a pure function of the model.
+
+use crate::rimis::{Item, RimisModel};
+use crate::syntax::ast::{ClassBody, Ident, text};
+use crate::syntax::printer::{class_to_string, element_to_string, equation_to_string};
+use crate::syntax::visit::{self, Visitor};
+use askama::Template;
+use std::collections::BTreeMap;
+
+#[derive(Template)]
+#[template(path = "model.mo", escape = "none")]
+struct ModelTemplate<'a> {
+    header: &'a [String],
+    name: &'a str,
+    warnings: Vec<String>,
+    classes: Vec<String>,
+    elements: Vec<String>,
+    replicates: Vec<(String, String)>,
+    initial: Vec<String>,
+    parts: Vec<String>,
+    sections: Vec<SectionText>,
+}
+
+struct SectionText {
+    title: String,
+    items: Vec<String>,
+}
+
+/// Renames called functions (and the functions themselves) to plain identifiers.
+struct Renamer<'a>(&'a BTreeMap<String, String>);
+
+impl Visitor for Renamer<'_> {
+    fn call_name(&mut self, f: &mut Ident) {
+        if let Some(n) = self.0.get(f.text.as_str()) {
+            f.text = text(n);
+        }
+    }
+}
+
+/// One line per comment line, `//`-prefixed, at `indent` levels.
+fn comment_lines(text: &str, indent: &str) -> String {
+    text.lines().map(|l| format!("{indent}// {l}")).collect::<Vec<_>>().join("\n")
+}
+
+fn item_text(item: &Item, renames: &BTreeMap<String, String>) -> String {
+    let mut eq = item.equation.clone();
+    visit::walk_equation(&mut eq, &mut Renamer(renames));
+    let body = equation_to_string(&eq, 1);
+    let body = body.trim_end();
+    match &item.comment {
+        Some(c) => format!("{}\n{body}", comment_lines(c, "  ")),
+        None => body.to_string(),
+    }
+}
+
+/// The model as Modelica text.
+pub fn emit(m: &RimisModel) -> String {
+    let renames = &m.renames;
+    let classes = m
+        .classes
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            visit::walk_class(&mut c, &mut Renamer(renames));
+            if let Some(n) = renames.get(c.name.text.as_str()) {
+                c.name.text = text(n);
+                if let ClassBody::Long(comp) = &mut c.body {
+                    comp.end_name.text = text(n);
+                }
+            }
+            class_to_string(&c, 1).trim_end().to_string()
+        })
+        .collect();
+    let elements = m
+        .elements
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            visit::walk_element(&mut e, &mut Renamer(renames));
+            element_to_string(&e, 1).trim_end().to_string()
+        })
+        .collect();
+    let replicates =
+        m.replicates.iter().map(|(e, what)| (element_to_string(e, 1).trim_end().to_string(), what.clone())).collect();
+    let parts = m
+        .kept_parts
+        .iter()
+        .map(|p| {
+            let mut p = p.clone();
+            visit::walk_part(&mut p, &mut Renamer(renames));
+            crate::syntax::printer::part_to_string(&p, 0).trim_end().to_string()
+        })
+        .collect();
+    let t = ModelTemplate {
+        header: &m.header,
+        name: &m.name,
+        warnings: m.warnings.iter().map(|w| w.replace('\n', " ")).collect(),
+        classes,
+        elements,
+        replicates,
+        initial: m.initial.iter().map(|i| item_text(i, renames)).collect(),
+        parts,
+        sections: m
+            .sections
+            .iter()
+            .map(|s| SectionText { title: s.title.clone(), items: s.items.iter().map(|i| item_text(i, renames)).collect() })
+            .collect(),
+    };
+    let mut out = t.render().unwrap_or_else(|e| format!("// emission failed: {e}\n"));
+    out.push('\n');
+    out
+}

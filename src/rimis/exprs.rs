@@ -1,0 +1,118 @@
+//! Expression plumbing of the transformation: constructors of generated AST nodes
+//! (spans are [`Span::DUMMY`]), a top-down rewriter, the derivative occurrences
+//! `der(der(x))` ↔ (x, 2), and [`Cond`] → Modelica condition.
+
+use crate::mdae::{Cond, ModeId};
+use crate::syntax::Span;
+use crate::syntax::ast::{
+    BinOp, Call, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Ident, IfExpr, UnOp, text,
+};
+
+pub(crate) fn name(s: &str) -> Expr {
+    Expr { kind: ExprKind::Name(text(s)), span: Span::DUMMY }
+}
+
+pub(crate) fn number(s: &str) -> Expr {
+    Expr { kind: ExprKind::Number(text(s)), span: Span::DUMMY }
+}
+
+pub(crate) fn boolean(b: bool) -> Expr {
+    Expr { kind: ExprKind::Bool(b), span: Span::DUMMY }
+}
+
+pub(crate) fn call(f: &str, args: Vec<Expr>) -> Expr {
+    let args = FunctionArgs::List { positional: args.into_boxed_slice(), named: Box::new([]) };
+    let c = Call { function: Ident { text: text(f), span: Span::DUMMY }, args };
+    Expr { kind: ExprKind::Call(Box::new(c)), span: Span::DUMMY }
+}
+
+pub(crate) fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+    Expr { kind: ExprKind::Binary(op, Box::new([a, b])), span: Span::DUMMY }
+}
+
+pub(crate) fn not(a: Expr) -> Expr {
+    Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(a)), span: Span::DUMMY }
+}
+
+pub(crate) fn if_expr(branches: Vec<(Expr, Expr)>, else_value: Expr) -> Expr {
+    if branches.is_empty() {
+        return else_value;
+    }
+    Expr { kind: ExprKind::If(Box::new(IfExpr { branches, else_value })), span: Span::DUMMY }
+}
+
+pub(crate) fn equation(kind: EquationKind) -> Equation {
+    Equation { label: None, kind, comment: None, span: Span::DUMMY }
+}
+
+pub(crate) fn simple(lhs: Expr, rhs: Expr) -> Equation {
+    equation(EquationKind::Simple { lhs, rhs })
+}
+
+/// The name and derivative order of `v`, `der(v)`, `der(der(v))`…; `None` otherwise.
+pub(crate) fn occurrence(e: &Expr) -> Option<(&str, u32)> {
+    match &e.kind {
+        ExprKind::Name(n) => Some((n.as_str(), 0)),
+        ExprKind::Call(c) if c.function.text.as_str() == "der" => match &c.args {
+            FunctionArgs::List { positional, named } if positional.len() == 1 && named.is_empty() => {
+                occurrence(&positional[0]).map(|(n, k)| (n, k + 1))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Rewrites `e` top-down: where `f` returns a replacement it is used as is (not
+/// rewritten further); elsewhere the node is rebuilt from its rewritten children.
+pub(crate) fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+    if let Some(r) = f(e) {
+        return r;
+    }
+    let kind = match &e.kind {
+        ExprKind::Call(c) => {
+            let args = match &c.args {
+                FunctionArgs::List { positional, named } => FunctionArgs::List {
+                    positional: positional.iter().map(|a| rewrite(a, f)).collect(),
+                    named: named.clone(),
+                },
+                other => other.clone(),
+            };
+            ExprKind::Call(Box::new(Call { function: c.function.clone(), args }))
+        }
+        ExprKind::Unary(op, x) => ExprKind::Unary(*op, Box::new(rewrite(x, f))),
+        ExprKind::Binary(op, xs) => ExprKind::Binary(*op, Box::new([rewrite(&xs[0], f), rewrite(&xs[1], f)])),
+        ExprKind::If(x) => ExprKind::If(Box::new(IfExpr {
+            branches: x.branches.iter().map(|(c, v)| (rewrite(c, f), rewrite(v, f))).collect(),
+            else_value: rewrite(&x.else_value, f),
+        })),
+        ExprKind::Array(xs) => ExprKind::Array(Box::new(xs.iter().map(|x| rewrite(x, f)).collect())),
+        other => other.clone(),
+    };
+    Expr { kind, span: e.span }
+}
+
+/// Calls `f` on every node of `e`, parents first.
+pub(crate) fn for_each(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    rewrite(e, &mut |x| {
+        f(x);
+        None
+    });
+}
+
+/// The condition as a Modelica expression; `mode` gives each mode's expression.
+pub(crate) fn cond_expr(c: &Cond, mode: &dyn Fn(ModeId) -> Expr) -> Expr {
+    let fold = |xs: &[Cond], op: BinOp| {
+        let mut it = xs.iter().map(|x| cond_expr(x, mode));
+        let first = it.next().unwrap_or_else(|| boolean(op == BinOp::And));
+        it.fold(first, |a, b| binary(op, a, b))
+    };
+    match c {
+        Cond::True => boolean(true),
+        Cond::False => boolean(false),
+        Cond::Mode(m) => mode(*m),
+        Cond::Not(x) => not(cond_expr(x, mode)),
+        Cond::And(xs) => fold(xs, BinOp::And),
+        Cond::Or(xs) => fold(xs, BinOp::Or),
+    }
+}

@@ -1,0 +1,140 @@
+//! Mode equations on left limits (issue 4, point 3). A mode equation `m = g` whose
+//! guard g depends, through the multiplexers, on m itself is a **guard fixpoint**
+//! (`bh = sh >= 0` with `sh = if bh then sh_6 else sh_5`): at the switching instant both
+//! values of m can be consistent, and simulators iterate on it forever. The rule:
+//!
+//! - g⁻ = g with every real read as in mode `not m` (the replicates of that mode), g⁺ =
+//!   g read as in mode `m`;
+//! - `when strict(g⁻) then m = true; elsewhen strict(not g⁺) then m = false; end when;`
+//!   — the system enters m when the guard, computed as in the mode it is in, crosses
+//!   into g (strictly: `>=` becomes `>`), and leaves m when the guard computed as in m
+//!   crosses out of it. The switch is decided from the left limit, never from the
+//!   multiplexed value it changes;
+//! - the initial mode is the one the original equation gives at t = 0 from the start
+//!   value of m (when-clauses do not fire at initialisation): `initial equation
+//!   m = g⁻` (or `g⁺` when m starts true); m loses `fixed`.
+//!
+//! A guard that still depends on m after the rewrite (a dependency through a block
+//! written in every mode) is reported and left as it was.
+
+use super::exprs::{self, binary, name, not, rewrite};
+use super::plan::Plan;
+use super::sections::partial;
+use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Names each emitted name depends on instantaneously (states depend on nothing).
+pub(crate) type Deps = BTreeMap<String, BTreeSet<String>>;
+
+/// The names in `e` (outside `pre(…)`, and not under `der`, which makes a state).
+pub(crate) fn names_in(e: &Expr) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    rewrite(e, &mut |x| match &x.kind {
+        ExprKind::Name(n) => {
+            out.insert(n.as_str().to_string());
+            None
+        }
+        ExprKind::Call(c) if matches!(c.function.text.as_str(), "pre" | "der") => Some(x.clone()),
+        _ => None,
+    });
+    out
+}
+
+/// Does any of `from` reach `target` in `deps` (without going through `target`'s own
+/// definition)?
+pub(crate) fn reaches(deps: &Deps, from: &BTreeSet<String>, target: &str) -> bool {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut stack: Vec<&str> = from.iter().map(String::as_str).collect();
+    while let Some(n) = stack.pop() {
+        if n == target {
+            return true;
+        }
+        if seen.insert(n) {
+            if let Some(next) = deps.get(n) {
+                stack.extend(next.iter().map(String::as_str));
+            }
+        }
+    }
+    false
+}
+
+/// The guard read under `m = value`: every real unknown named as read there.
+pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, m: crate::mdae::ModeId, value: bool) -> Expr {
+    let var = plan.cdg.space.set.mk_var(plan.cdg.space.mode_vars[m.index()]);
+    let cond = if value { var } else { var.not() }.and(&plan.care);
+    let cnum = plan.cond_number(&cond);
+    let g = partial(plan, g, &cond);
+    rewrite(&g, &mut |x| {
+        if let ExprKind::Call(c) = &x.kind {
+            if c.function.text.as_str() == "pre" {
+                return Some(x.clone());
+            }
+        }
+        let (n, i) = exprs::occurrence(x)?;
+        let u = *plan.by_name.get(n)?;
+        Some(plan.read(u, i, cnum))
+    })
+}
+
+/// `strict(e)` when `positive`, `strict(not e)` otherwise: relations become strict in
+/// the direction they hold (`a >= b` → `a > b`; `not (a >= b)` → `a < b`).
+pub(crate) fn strict(e: &Expr, positive: bool) -> Expr {
+    match &e.kind {
+        ExprKind::Unary(UnOp::Not, x) => strict(x, !positive),
+        ExprKind::Binary(op @ (BinOp::And | BinOp::Or), xs) => {
+            let op = match (op, positive) {
+                (op, true) => *op,
+                (BinOp::And, false) => BinOp::Or,
+                _ => BinOp::And,
+            };
+            binary(op, strict(&xs[0], positive), strict(&xs[1], positive))
+        }
+        ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne), xs) => {
+            let op = match (op, positive) {
+                (BinOp::Ge | BinOp::Gt, true) | (BinOp::Le | BinOp::Lt, false) => BinOp::Gt,
+                (BinOp::Le | BinOp::Lt, true) | (BinOp::Ge | BinOp::Gt, false) => BinOp::Lt,
+                (BinOp::Eq, true) | (BinOp::Ne, false) => BinOp::Eq,
+                _ => BinOp::Ne,
+            };
+            binary(op, xs[0].clone(), xs[1].clone())
+        }
+        _ if positive => e.clone(),
+        _ => not(e.clone()),
+    }
+}
+
+/// The rewritten mode equation: (when-equation, initial value expression).
+pub(crate) struct LeftLimit {
+    pub enter: Expr,
+    pub leave: Expr,
+    pub initial: Expr,
+}
+
+/// Rewrites `m = g` on left limits, or `None` when the rewritten guards still depend
+/// on m (the fixpoint cannot be broken this way).
+pub(crate) fn left_limit(
+    plan: &mut Plan,
+    deps: &Deps,
+    m: crate::mdae::ModeId,
+    g: &Expr,
+    start: bool,
+) -> Option<LeftLimit> {
+    let off = guard_under(plan, g, m, false);
+    let on = guard_under(plan, g, m, true);
+    let mode = plan.mdae.mode(m).name.clone();
+    let mut deps = deps.clone();
+    for mux in &plan.muxes {
+        let rhs = plan.case(&mux.branches, &mux.care);
+        deps.entry(mux.target.clone()).or_default().extend(names_in(&rhs));
+    }
+    if reaches(&deps, &names_in(&off), &mode) || reaches(&deps, &names_in(&on), &mode) {
+        return None;
+    }
+    let initial = if start { on.clone() } else { off.clone() };
+    Some(LeftLimit { enter: strict(&off, true), leave: strict(&on, false), initial })
+}
+
+/// `m`'s name as an expression (for the when-equation's left-hand sides).
+pub(crate) fn target(plan: &Plan, m: crate::mdae::ModeId) -> Expr {
+    name(&plan.mdae.mode(m).name)
+}

@@ -1,0 +1,298 @@
+//! The naming plan of the transformation (paper 000 §4.6.2): the condition table (each
+//! block's condition numbered by its first block, so `x_p_3` is x' under block 3's
+//! condition), each variable's role (untouched, shared state, varying), its writers,
+//! and the three ways an occurrence (u, i) is named inside a block:
+//! - **written** by the block: its replicate ρ^i_{cond(b)}(u) (or the source itself);
+//! - **read** where u^(i) is leading in some mode of the block's condition, or u is
+//!   varying (its states are replicated too): the replicate of its only writer there
+//!   (§4.6.4), the source when every writer is possible, else a read replicate with its
+//!   own multiplexer;
+//! - **read state** of a kept state: the source variable u^(i) (a dummy-derivative
+//!   variable for i ≥ 1).
+
+use super::exprs::{self, binary, call, name, number};
+use super::names::Namer;
+use crate::analysis::cdg::Cdg;
+use crate::mdae::{Mdae, ModeId, ModeKind, VarId};
+use crate::syntax::ast::{BinOp, Expr};
+use biodivine_lib_bdd::Bdd;
+use std::collections::BTreeMap;
+
+/// How a variable is transformed, from its leading orders over the regular modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// One writer, in every mode, of the same order d: the source is kept as it is.
+    Untouched { d: u32 },
+    /// The same order d in every mode, several writers: the source states u … u^(d-1)
+    /// are kept, u^(d) is multiplexed from one replicate per writer.
+    Shared { d: u32 },
+    /// The order differs between modes: every writer gets its own replicates
+    /// ρ^0 … ρ^k (states integrated by DIFF, reinitialised by REINIT).
+    Varying,
+}
+
+/// A multiplexer to emit: `target = case(branches)`.
+#[derive(Clone, Debug)]
+pub(crate) struct Mux {
+    pub target: String,
+    pub comment: String,
+    pub branches: Vec<(Bdd, Expr)>,
+    /// The modes in which the target is read: conditions are minimised on them.
+    pub care: Bdd,
+}
+
+pub(crate) struct Plan<'a> {
+    pub mdae: &'a Mdae,
+    pub cdg: &'a Cdg,
+    /// The regular modes: every condition is read on this set.
+    pub care: Bdd,
+    /// Condition numbers: `conds[n - 1]`; blocks' conditions first, by first block.
+    pub conds: Vec<Bdd>,
+    /// Per block, its condition number.
+    pub block_cond: Vec<usize>,
+    pub roles: Vec<Role>,
+    /// Per variable: (block, leading order written).
+    pub writers: Vec<Vec<(usize, u32)>>,
+    pub by_name: BTreeMap<String, VarId>,
+    pub namer: Namer,
+    replicas: BTreeMap<(VarId, u32, usize), String>,
+    sources: BTreeMap<(VarId, u32), String>,
+    /// Declarations to emit: (name, what it holds), in creation order.
+    pub declared: Vec<(String, String, Option<VarId>)>,
+    /// Multiplexers of read replicates and of varying sources, in creation order.
+    pub muxes: Vec<Mux>,
+    muxed: BTreeMap<String, ()>,
+}
+
+fn primes(order: u32) -> String {
+    if order == 0 { String::new() } else { format!("_{}", "p".repeat(order as usize)) }
+}
+
+fn primed(name: &str, order: u32) -> String {
+    format!("{name}{}", "'".repeat(order as usize))
+}
+
+impl<'a> Plan<'a> {
+    pub(crate) fn new(mdae: &'a Mdae, cdg: &'a Cdg, namer: Namer) -> Plan<'a> {
+        let care = cdg.regular.clone();
+        let mut conds: Vec<Bdd> = Vec::new();
+        let mut block_cond = Vec::new();
+        for b in &cdg.blocks {
+            let c = b.cond.and(&care);
+            let n = match conds.iter().position(|x| *x == c) {
+                Some(k) => k + 1,
+                None => {
+                    conds.push(c);
+                    conds.len()
+                }
+            };
+            block_cond.push(n);
+        }
+        // Condition numbers follow the first block of each condition (paper: x_2 is x
+        // under block 2's condition).
+        let mut first_block: Vec<usize> = vec![0; conds.len()];
+        for (b, &n) in block_cond.iter().enumerate().rev() {
+            first_block[n - 1] = b + 1;
+        }
+        let mut writers = vec![Vec::new(); mdae.vars.len()];
+        for (b, block) in cdg.blocks.iter().enumerate() {
+            for &(v, k) in &block.writes {
+                writers[v.index()].push((b, k));
+            }
+        }
+        let roles = (0..mdae.vars.len())
+            .map(|v| {
+                let orders: Vec<u32> = cdg.orders[v].iter().filter(|(_, m)| !m.and(&care).is_false()).map(|x| x.0).collect();
+                match (orders.as_slice(), writers[v].len()) {
+                    ([d], 1) => Role::Untouched { d: *d },
+                    ([d], _) => Role::Shared { d: *d },
+                    _ => Role::Varying,
+                }
+            })
+            .collect();
+        let by_name = mdae.var_ids().map(|v| (mdae.var(v).name.clone(), v)).collect();
+        let mut plan = Plan {
+            mdae,
+            cdg,
+            care,
+            conds,
+            block_cond,
+            roles,
+            writers,
+            by_name,
+            namer,
+            replicas: BTreeMap::new(),
+            sources: BTreeMap::new(),
+            declared: Vec::new(),
+            muxes: Vec::new(),
+            muxed: BTreeMap::new(),
+        };
+        plan.renumber(&first_block);
+        plan
+    }
+
+    /// Renumbers conditions so that condition n is the one of block n when block n is
+    /// the first with it (gaps are fine: names only need to be unique).
+    fn renumber(&mut self, first_block: &[usize]) {
+        let mut conds = vec![self.care.not(); self.cdg.blocks.len()];
+        for (k, c) in self.conds.iter().enumerate() {
+            conds[first_block[k] - 1] = c.clone();
+        }
+        for n in self.block_cond.iter_mut() {
+            *n = first_block[*n - 1];
+        }
+        self.conds = conds;
+    }
+
+    /// The number of a condition, allocated after the blocks' when it is new.
+    pub(crate) fn cond_number(&mut self, c: &Bdd) -> usize {
+        let c = c.and(&self.care);
+        if let Some(k) = self.block_cond.iter().find(|&&n| self.conds[n - 1] == c) {
+            return *k;
+        }
+        if let Some(k) = self.conds.iter().skip(self.cdg.blocks.len()).position(|x| *x == c) {
+            return self.cdg.blocks.len() + k + 1;
+        }
+        self.conds.push(c);
+        self.conds.len()
+    }
+
+    pub(crate) fn cond(&self, n: usize) -> &Bdd {
+        &self.conds[n - 1]
+    }
+
+    /// Short Modelica text of a condition (invalid and singular modes are don't-cares).
+    pub(crate) fn cond_text(&self, c: &Bdd) -> String {
+        self.cdg.space.text(c, &self.care)
+    }
+
+    /// A condition as a Modelica expression.
+    pub(crate) fn cond_expr(&self, c: &Bdd) -> Expr {
+        let cond = self.cdg.space.to_cond(c, &self.care);
+        exprs::cond_expr(&cond, &|m| self.mode_expr(m))
+    }
+
+    pub(crate) fn mode_expr(&self, m: ModeId) -> Expr {
+        let mode = self.mdae.mode(m);
+        match &mode.kind {
+            ModeKind::Variable => name(&mode.name),
+            ModeKind::Atom { .. } => self.mdae.atom_exprs.get(&m).cloned().unwrap_or_else(|| name(&mode.name)),
+            ModeKind::Value { var, value } => {
+                let v = if value.parse::<i64>().is_ok() { number(value) } else { name(value) };
+                binary(BinOp::Eq, name(var), v)
+            }
+        }
+    }
+
+    fn var_name(&self, u: VarId) -> &str {
+        &self.mdae.var(u).name
+    }
+
+    /// ρ^i_c(u): the replicate of u^(i) under condition number `c` (declared once).
+    pub(crate) fn replica(&mut self, u: VarId, i: u32, c: usize) -> String {
+        if let Some(n) = self.replicas.get(&(u, i, c)) {
+            return n.clone();
+        }
+        let base = format!("{}{}_{c}", Namer::plain(self.var_name(u)), primes(i));
+        let n = self.namer.fresh(&base);
+        let what = format!("{} if {}", primed(self.var_name(u), i), self.cond_text(&self.cond(c).clone()));
+        self.declared.push((n.clone(), what, Some(u)));
+        self.replicas.insert((u, i, c), n.clone());
+        n
+    }
+
+    /// The source u^(i): `u`, a dummy-derivative variable `u_p`, or `der(…)` of the
+    /// source below it for the leading order of an untouched variable.
+    pub(crate) fn source(&mut self, u: VarId, i: u32) -> Expr {
+        if i == 0 {
+            return name(self.var_name(u));
+        }
+        if let Role::Untouched { d } = self.roles[u.index()] {
+            if i >= d {
+                let below = self.source(u, i - 1);
+                return call("der", vec![below]);
+            }
+        }
+        if let Some(n) = self.sources.get(&(u, i)) {
+            return name(n);
+        }
+        let base = format!("{}{}", Namer::plain(self.var_name(u)), primes(i));
+        let n = self.namer.fresh(&base);
+        self.declared.push((n.clone(), primed(self.var_name(u), i), None));
+        self.sources.insert((u, i), n.clone());
+        if self.roles[u.index()] == Role::Varying {
+            // Defined by a multiplexer over every writer that integrates into u^(i).
+            let branches = self.def(u, i, &self.care.clone()).into_iter().map(|(c, _)| c).collect::<Vec<_>>();
+            let branches = branches.into_iter().map(|b| (self.cond(self.block_cond[b]).clone(), self.written(b, u, i))).collect();
+            let comment = format!("{} by mode", primed(self.var_name(u), i));
+            self.muxes.push(Mux { target: n.clone(), comment, branches, care: self.care.clone() });
+        }
+        name(&n)
+    }
+
+    /// How block `b`, which writes u up to its leading order, names u^(i).
+    pub(crate) fn written(&mut self, b: usize, u: VarId, i: u32) -> Expr {
+        match self.roles[u.index()] {
+            Role::Untouched { .. } => self.source(u, i),
+            Role::Shared { d } if i < d => self.source(u, i),
+            Role::Shared { .. } | Role::Varying => {
+                let c = self.block_cond[b];
+                name(&self.replica(u, i, c))
+            }
+        }
+    }
+
+    /// Def_c(u, i): blocks writing u at an order ≥ i whose condition meets `c`.
+    pub(crate) fn def(&self, u: VarId, i: u32, c: &Bdd) -> Vec<(usize, u32)> {
+        self.writers[u.index()]
+            .iter()
+            .copied()
+            .filter(|&(b, k)| k >= i && !self.cond(self.block_cond[b]).and(c).is_false())
+            .collect()
+    }
+
+    /// Is u^(i) a leading variable in some mode of `c`?
+    pub(crate) fn leading_in(&self, u: VarId, i: u32, c: &Bdd) -> bool {
+        self.cdg.orders[u.index()].iter().any(|(d, m)| *d == i && !m.and(c).and(&self.care).is_false())
+    }
+
+    /// u^(i) as read under condition number `c` (see the module header).
+    pub(crate) fn read(&mut self, u: VarId, i: u32, c: usize) -> Expr {
+        let cond = self.cond(c).clone();
+        if self.roles[u.index()] != Role::Varying && !self.leading_in(u, i, &cond) {
+            return self.source(u, i);
+        }
+        let def = self.def(u, i, &cond);
+        if let [(b, _)] = def.as_slice() {
+            return self.written(*b, u, i);
+        }
+        if def.len() == self.def(u, i, &self.care.clone()).len() {
+            return self.source(u, i);
+        }
+        let n = self.replica(u, i, c);
+        if self.muxed.insert(n.clone(), ()).is_none() {
+            let branches = def.iter().map(|&(b, _)| (self.cond(self.block_cond[b]).clone(), self.written(b, u, i))).collect();
+            let comment = format!("{} if {}", primed(self.var_name(u), i), self.cond_text(&cond));
+            self.muxes.push(Mux { target: n.clone(), comment, branches, care: cond });
+        }
+        name(&n)
+    }
+
+    /// `case(branches)`: `if c1 then e1 elseif … else en`. The branch with the longest
+    /// condition is the default; each condition is written shortest given the
+    /// branches before it (Figure 15: `if bh then x_p_6 else if bl then x_p_4 else x_p_7`).
+    pub(crate) fn case(&self, branches: &[(Bdd, Expr)], care: &Bdd) -> Expr {
+        let mut sorted: Vec<(usize, &(Bdd, Expr))> =
+            branches.iter().map(|b| (self.cond_text(&b.0).len(), b)).collect();
+        sorted.sort_by_key(|x| x.0);
+        let Some(((_, last), rest)) = sorted.split_last() else { return number("0") };
+        let mut care = care.and(&self.care);
+        let mut arms = Vec::new();
+        for (_, (c, e)) in rest {
+            let cond = self.cdg.space.to_cond(c, &care);
+            arms.push((exprs::cond_expr(&cond, &|m| self.mode_expr(m)), e.clone()));
+            care = care.and(&c.not());
+        }
+        exprs::if_expr(arms, last.1.clone())
+    }
+}

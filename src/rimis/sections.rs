@@ -1,0 +1,288 @@
+//! The sections of paper 000 §4.6.3, one function each: REPL (the replicated
+//! equations of every block, with the §4.7 guard of nonlinear blocks), MULTI (the
+//! multiplexers), DIFF (`der(ρ^i) = ρ^{i+1}`), REINIT (a state replicate takes the
+//! source's value when its mode is entered) and INIT (a state replicate takes the
+//! source's `start`/`fixed`). DECL is the plan's list of declared names.
+
+use super::exprs::{self, binary, call, name, number, rewrite, simple};
+use super::plan::{Plan, Role};
+use super::symbolic::{self, Decision, DiffContext};
+use super::{Item, RimisError};
+use crate::analysis::report::block_label;
+use crate::mdae::{Body, VarId};
+use crate::syntax::ast::{BinOp, EquationKind, Expr, ExprKind};
+use crate::syntax::printer::expr_to_string;
+use biodivine_lib_bdd::Bdd;
+
+/// π_q: partial evaluation of an expression's if-conditions under the modes `q`.
+pub(crate) fn partial(plan: &Plan, e: &Expr, q: &Bdd) -> Expr {
+    let q = q.and(&plan.care);
+    symbolic::partial_eval(e, &mut |c: &Expr| {
+        let Some(cond) = plan.mdae.conditions.get(&expr_to_string(c)) else { return Decision::Keep(c.clone()) };
+        let c = plan.cdg.space.cond(cond);
+        if q.and(&c.not()).is_false() {
+            Decision::True
+        } else if q.and(&c).is_false() {
+            Decision::False
+        } else {
+            let short = plan.cdg.space.to_cond(&c, &q);
+            Decision::Keep(exprs::cond_expr(&short, &|m| plan.mode_expr(m)))
+        }
+    })
+}
+
+/// An equation's sides under the modes `q`: its simple body, or the arms of a paired
+/// if-equation that `q` allows (one: that arm; several: `0 = if … then l - r else …`).
+pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
+    let (lhs, rhs) = match body {
+        Body::Simple { lhs, rhs } => (lhs.clone(), rhs.clone()),
+        Body::Arms(arms) => {
+            let live: Vec<_> = arms
+                .iter()
+                .filter(|a| !plan.cdg.space.cond(&a.when).and(q).and(&plan.care).is_false())
+                .collect();
+            match live.as_slice() {
+                [a] => (a.lhs.clone(), a.rhs.clone()),
+                _ => {
+                    let residual = |a: &crate::mdae::Arm| binary(BinOp::Sub, a.lhs.clone(), a.rhs.clone());
+                    let (last, rest) = live.split_last().expect("some arm holds in every regular mode");
+                    let q = q.and(&plan.care);
+                    let branches = rest
+                        .iter()
+                        .map(|a| {
+                            let c = plan.cdg.space.to_cond(&plan.cdg.space.cond(&a.when), &q);
+                            (exprs::cond_expr(&c, &|m| plan.mode_expr(m)), residual(a))
+                        })
+                        .collect();
+                    (number("0"), exprs::if_expr(branches, residual(last)))
+                }
+            }
+        }
+    };
+    (partial(plan, &lhs, q), partial(plan, &rhs, q))
+}
+
+/// REPL for block `b`: each (q, k) ∈ Eqs(b) as σ_b(δ_k(π_{cond(b)}(q))), behind the §4.7
+/// guard when the block is conditional and not affine in what it writes.
+pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
+    let block = &plan.cdg.blocks[b];
+    let cnum = plan.block_cond[b];
+    let cond = plan.cond(cnum).clone();
+    let mut eqs = Vec::new();
+    for &(e, k) in &block.eqs {
+        let eq = plan.mdae.eq(e);
+        let (lhs, rhs) = sides_under(plan, &eq.body, &cond);
+        let diff = |x: &Expr| {
+            symbolic::differentiate_n(x, k, ctx)
+                .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
+        };
+        let (lhs, rhs) = (diff(&lhs)?, diff(&rhs)?);
+        eqs.push((lhs, rhs));
+    }
+    let writes: Vec<(VarId, u32)> = block.writes.clone();
+    let mut out = Vec::new();
+    for (lhs, rhs) in eqs {
+        let l = substitute(plan, b, &writes, &lhs);
+        let r = substitute(plan, b, &writes, &rhs);
+        out.push((symbolic::simplify(&l), symbolic::simplify(&r)));
+    }
+    let written: Vec<Expr> = writes.iter().map(|&(u, k)| plan.written(b, u, k)).collect();
+    let label = format!("Block {}. {}", b + 1, block_label(plan.mdae, plan.cdg, &plan.cdg.blocks[b]));
+    let unconditional = cond == plan.care;
+    let affine = out.iter().all(|(l, r)| {
+        let res = binary(BinOp::Sub, l.clone(), r.clone());
+        symbolic::is_affine_in(&res, &|x: &Expr| is_real(plan, x))
+    });
+    if unconditional || affine {
+        let mut items: Vec<Item> = out.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect();
+        if let Some(first) = items.first_mut() {
+            first.comment = Some(label);
+        }
+        return Ok(items);
+    }
+    // §4.7: outside its modes a nonlinear block assigns its matched variables a default.
+    let matched = match_block(&out, &written);
+    let then: Vec<_> = out.into_iter().map(|(l, r)| simple(l, r)).collect();
+    let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), number("0"))).collect();
+    let kind = EquationKind::If { branches: vec![(plan.cond_expr(&cond), then)], else_branch: Some(els) };
+    let mut item = Item::new(exprs::equation(kind));
+    item.comment = Some(format!("{label} (nonlinear: trivial outside its modes, paper 000 §4.7)"));
+    Ok(vec![item])
+}
+
+/// Is `x` a real unknown of the output (a source unknown, a replicate, a dummy
+/// derivative, or `der` of one)?
+fn is_real(plan: &Plan, x: &Expr) -> bool {
+    match exprs::occurrence(x) {
+        Some((n, k)) => plan.by_name.contains_key(n) || plan.declared.iter().any(|d| d.0 == n) || k > 0,
+        None => false,
+    }
+}
+
+/// For each equation of a block, the index of a written variable it contains, all
+/// distinct (a perfect matching of the block, by augmenting paths).
+fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
+    let contains = |e: usize, w: usize| {
+        let text = expr_to_string(&written[w]);
+        let mut found = false;
+        for side in [&eqs[e].0, &eqs[e].1] {
+            exprs::for_each(side, &mut |x| found |= expr_to_string(x) == text);
+        }
+        found
+    };
+    let adj: Vec<Vec<usize>> = (0..eqs.len()).map(|e| (0..written.len()).filter(|&w| contains(e, w)).collect()).collect();
+    let mut owner: Vec<Option<usize>> = vec![None; written.len()];
+    fn augment(e: usize, adj: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+        for &w in &adj[e] {
+            if !seen[w] {
+                seen[w] = true;
+                if owner[w].is_none_or(|o| augment(o, adj, owner, seen)) {
+                    owner[w] = Some(e);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    for e in 0..eqs.len() {
+        augment(e, &adj, &mut owner, &mut vec![false; written.len()]);
+    }
+    let mut out: Vec<usize> = (0..eqs.len()).collect();
+    let mut free: Vec<usize> = (0..written.len()).filter(|&w| owner[w].is_none()).collect();
+    for (w, o) in owner.iter().enumerate() {
+        if let Some(e) = o {
+            out[*e] = w;
+        }
+    }
+    // Equations left unmatched (not expected in a block) take the remaining variables.
+    for e in 0..eqs.len() {
+        if owner.iter().all(|o| *o != Some(e)) {
+            out[e] = free.pop().unwrap_or(0);
+        }
+    }
+    out
+}
+
+/// σ_b: every occurrence (u, i) of a real unknown named as written, read or read state.
+fn substitute(plan: &mut Plan, b: usize, writes: &[(VarId, u32)], e: &Expr) -> Expr {
+    let cnum = plan.block_cond[b];
+    rewrite(e, &mut |x| {
+        if let ExprKind::Call(c) = &x.kind {
+            if matches!(c.function.text.as_str(), "pre" | "initial" | "terminal") {
+                return Some(x.clone());
+            }
+        }
+        let (n, i) = exprs::occurrence(x)?;
+        let u = *plan.by_name.get(n)?;
+        Some(if writes.iter().any(|&(w, k)| w == u && i <= k) { plan.written(b, u, i) } else { plan.read(u, i, cnum) })
+    })
+}
+
+/// MULTI, first part: the multiplexers of the sources whose leading derivative (or,
+/// for a varying variable, the variable itself) has several writers.
+pub(crate) fn multi_sources(plan: &mut Plan) -> Vec<Item> {
+    let mut out = Vec::new();
+    for u in plan.mdae.var_ids() {
+        let top = match plan.roles[u.index()] {
+            Role::Untouched { .. } => continue,
+            Role::Shared { d } => d,
+            Role::Varying => 0,
+        };
+        let target = plan.source(u, top);
+        let writers = plan.writers[u.index()].clone();
+        let branches: Vec<(Bdd, Expr)> =
+            writers.iter().map(|&(b, _)| (plan.cond(plan.block_cond[b]).clone(), plan.written(b, u, top))).collect();
+        out.push(Item::new(simple(target, plan.case(&branches, &plan.care))));
+    }
+    out
+}
+
+/// MULTI, second part: the multiplexers made while naming reads (read replicates,
+/// dummy derivatives of varying variables), in the order they were made.
+pub(crate) fn pending_muxes(plan: &mut Plan) -> Vec<Item> {
+    let mut out = Vec::new();
+    let mut done = 0;
+    while done < plan.muxes.len() {
+        let m = plan.muxes[done].clone();
+        let mut item = Item::new(simple(name(&m.target), plan.case(&m.branches, &m.care)));
+        item.comment = Some(m.comment);
+        out.push(item);
+        done += 1;
+    }
+    out
+}
+
+/// DIFF: `der(u^(i-1)) = u^(i)` for the kept source states, and `der(ρ^i) = ρ^{i+1}`
+/// inside every writer of a varying variable.
+pub(crate) fn diff(plan: &mut Plan) -> Vec<Item> {
+    let mut out = Vec::new();
+    for u in plan.mdae.var_ids() {
+        match plan.roles[u.index()] {
+            Role::Untouched { d } | Role::Shared { d } => {
+                let top = if matches!(plan.roles[u.index()], Role::Untouched { .. }) { d.saturating_sub(1) } else { d };
+                for i in 1..=top {
+                    let lo = plan.source(u, i - 1);
+                    let hi = plan.source(u, i);
+                    out.push(Item::new(simple(call("der", vec![lo]), hi)));
+                }
+            }
+            Role::Varying => {
+                for (b, k) in plan.writers[u.index()].clone() {
+                    for i in 0..k {
+                        let lo = plan.written(b, u, i);
+                        let hi = plan.written(b, u, i + 1);
+                        out.push(Item::new(simple(call("der", vec![lo]), hi)));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// REINIT: entering a writer's modes, its state replicates take the source's values:
+/// `when cond(b) then reinit(ρ^i, pre(u^(i))); end when;`.
+pub(crate) fn reinit(plan: &mut Plan) -> Vec<Item> {
+    let mut out = Vec::new();
+    for u in plan.mdae.var_ids() {
+        if plan.roles[u.index()] != Role::Varying {
+            continue;
+        }
+        for (b, k) in plan.writers[u.index()].clone() {
+            let mut body = Vec::new();
+            for i in 0..k {
+                let target = plan.written(b, u, i);
+                let source = plan.source(u, i);
+                let call_eq = exprs::call("reinit", vec![target, call("pre", vec![source])]);
+                let ExprKind::Call(c) = call_eq.kind else { unreachable!("built as a call") };
+                body.push(exprs::equation(EquationKind::Call(c)));
+            }
+            if body.is_empty() {
+                continue;
+            }
+            let cond = plan.cond_expr(&plan.cond(plan.block_cond[b]).clone());
+            out.push(Item::new(exprs::equation(EquationKind::When { branches: vec![(cond, body)] })));
+        }
+    }
+    out
+}
+
+/// INIT: the state replicates ρ^0 of varying variables, which take the source's
+/// `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
+pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
+    let mut out = Vec::new();
+    for u in plan.mdae.var_ids() {
+        if plan.roles[u.index()] != Role::Varying {
+            continue;
+        }
+        for (b, k) in plan.writers[u.index()].clone() {
+            if k > 0 {
+                if let ExprKind::Name(n) = plan.written(b, u, 0).kind {
+                    out.push((n.as_str().to_string(), u));
+                }
+            }
+        }
+    }
+    out
+}
+

@@ -1,0 +1,209 @@
+//! What the transformation keeps from the input: the model class, the classes it needs
+//! (functions, records, types; nested in the output model, functions renamed to plain
+//! identifiers so every tool resolves the calls), its declarations, the equations that
+//! are not real equations of the mDAE (mode equations, when-equations, asserts), and
+//! its initial and algorithm sections.
+
+use super::RimisError;
+use super::names::Namer;
+use crate::mdae::{Mdae, ModeId, ModeKind};
+use crate::syntax::Span;
+use crate::syntax::ast::{
+    ClassBody, ClassDef, ClassKind, ClassMod, ClassPart, Component, Declaration, Element, Equation, EquationKind,
+    Expr, ExprKind, Modification, Prefixes, StoredDefinition, TypeSpec,
+};
+use crate::syntax::ast::{Comment, ComponentRef, Ident, RefPart, text};
+use crate::syntax::printer::write_cref;
+use std::collections::BTreeMap;
+
+pub(crate) struct Source<'a> {
+    pub class: &'a ClassDef,
+    mdae: &'a Mdae,
+    pub classes: Vec<ClassDef>,
+    pub elements: Vec<Element>,
+    /// Equations of the equation sections that the mDAE does not hold.
+    pub kept: Vec<Equation>,
+    /// Every equation of the equation sections, in order (for a pass-through).
+    all: Vec<Equation>,
+    pub kept_parts: Vec<ClassPart>,
+}
+
+impl<'a> Source<'a> {
+    pub(crate) fn read(def: &'a StoredDefinition, mdae: &'a Mdae) -> Result<Source<'a>, RimisError> {
+        let class = crate::mdae::lower::model_class(def)
+            .ok_or_else(|| RimisError::new(def.span, "no model or class to transform in this file"))?;
+        let mut classes: Vec<ClassDef> = Vec::new();
+        for c in &def.classes {
+            if std::ptr::eq(c, class) {
+                continue;
+            }
+            // Base Modelica: the model sits in a package beside its functions and types.
+            match &c.body {
+                ClassBody::Long(comp) if c.kind == ClassKind::Package => {
+                    for part in &comp.parts {
+                        if let ClassPart::Elements { elements, .. } = part {
+                            for e in elements {
+                                if let Element::Class(x) = e {
+                                    if !std::ptr::eq(&**x, class) {
+                                        classes.push((**x).clone());
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => classes.push(c.clone()),
+            }
+        }
+        let ClassBody::Long(comp) = &class.body else {
+            return Err(RimisError::new(class.span, "the model must be a long class definition"));
+        };
+        let mut src = Source { class, mdae, classes, elements: Vec::new(), kept: Vec::new(), all: Vec::new(), kept_parts: Vec::new() };
+        let lowered: Vec<Span> = mdae.equations.iter().map(|e| e.span).collect();
+        let invariant: Vec<Span> = mdae.invariants.iter().map(|i| i.span).collect();
+        for part in &comp.parts {
+            match part {
+                ClassPart::Elements { elements, .. } => {
+                    for e in elements {
+                        match e {
+                            Element::Class(c) => src.classes.push((**c).clone()),
+                            other => src.elements.push(other.clone()),
+                        }
+                    }
+                }
+                ClassPart::Equations { initial: false, equations, .. } => {
+                    for eq in equations {
+                        src.all.push(eq.clone());
+                        let inside = |s: &Span| eq.span.start <= s.start && s.end <= eq.span.end;
+                        if !lowered.iter().any(inside) || invariant.contains(&eq.span) {
+                            src.kept.push(eq.clone());
+                        }
+                    }
+                }
+                other => src.kept_parts.push(other.clone()),
+            }
+        }
+        Ok(src)
+    }
+
+    /// Every equation of the input's equation sections (pass-through).
+    pub(crate) fn all_equations(&self) -> Vec<super::Item> {
+        self.all.iter().cloned().map(super::Item::new).collect()
+    }
+
+    /// New plain names for the functions whose names are dotted or quoted
+    /// (`WaterTank.inputFlow` → `inputFlow`, `'M.f'` → `f`, `A.B.f` → `A_B_f`).
+    pub(crate) fn function_renames(&self, namer: &mut Namer) -> BTreeMap<String, String> {
+        let model = self.class.name.text.as_str().trim_matches('\'');
+        let mut out = BTreeMap::new();
+        for c in &self.classes {
+            if !matches!(c.kind, ClassKind::Function | ClassKind::ImpureFunction | ClassKind::PureFunction) {
+                continue;
+            }
+            let old = c.name.text.as_str();
+            let bare = old.trim_matches('\'');
+            let bare = bare.strip_prefix(model).and_then(|r| r.strip_prefix('.')).unwrap_or(bare);
+            let want = Namer::plain(bare);
+            if want != old {
+                out.insert(old.to_string(), namer.fresh(&want));
+            }
+        }
+        out
+    }
+
+    /// `m = g` for a Boolean mode variable m.
+    pub(crate) fn mode_equation(&self, eq: &Equation) -> Option<(ModeId, Expr)> {
+        let EquationKind::Simple { lhs, rhs } = &eq.kind else { return None };
+        let ExprKind::Name(n) = &lhs.kind else { return None };
+        let m = self.mdae.modes.iter().position(|m| m.name == n.as_str() && m.kind == ModeKind::Variable)?;
+        Some((ModeId(m as u32), rhs.clone()))
+    }
+
+    /// Every mode equation: (mode variable, guard).
+    pub(crate) fn mode_equations(&self) -> Vec<(String, Expr)> {
+        self.kept
+            .iter()
+            .filter_map(|eq| self.mode_equation(eq).map(|(m, g)| (self.mdae.mode(m).name.clone(), g)))
+            .collect()
+    }
+
+    fn declarations(&self) -> impl Iterator<Item = (&Component, &Declaration)> {
+        self.elements.iter().filter_map(|e| if let Element::Component(c) = e { Some(c) } else { None }).flat_map(|c| c.declarations.iter().map(move |d| (c, d)))
+    }
+
+    fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
+        let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == var)?;
+        let cm = d.modification.as_ref()?.class_mod.as_ref()?;
+        let a = cm.args.iter().find(|a| a.name.text.as_str() == arg)?;
+        a.modification.as_ref()?.value.as_ref().map(|v| &v.expr)
+    }
+
+    /// The start value of a Boolean variable (false when absent or not a literal).
+    pub(crate) fn start_of(&self, var: &str) -> bool {
+        matches!(self.modifier(var, "start").map(|e| &e.kind), Some(ExprKind::Bool(true)))
+    }
+
+    /// The input's elements, `fixed` removed from the declarations of `names`.
+    pub(crate) fn elements_without_fixed(&self, names: &[String]) -> Vec<Element> {
+        let mut out = self.elements.clone();
+        for e in &mut out {
+            let Element::Component(c) = e else { continue };
+            let mut decls = c.declarations.to_vec();
+            for d in &mut decls {
+                if names.contains(&cref_text(&d.name)) {
+                    d.modification = without(d.modification.take(), "fixed");
+                }
+            }
+            c.declarations = decls.into_boxed_slice();
+        }
+        out
+    }
+
+    /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT).
+    pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>) -> Element {
+        let class_mod = init.and_then(|v| {
+            let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == v)?;
+            let cm = d.modification.as_ref()?.class_mod.as_ref()?;
+            let args: Vec<_> =
+                cm.args.iter().filter(|a| matches!(a.name.text.as_str(), "start" | "fixed" | "nominal")).cloned().collect();
+            (!args.is_empty()).then(|| ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY })
+        });
+        let modification = class_mod.map(|cm| Box::new(Modification { class_mod: Some(cm), value: None, span: Span::DUMMY }));
+        let ident = Ident { text: text(n), span: Span::DUMMY };
+        let decl = Declaration {
+            name: ComponentRef { parts: Box::new([RefPart { ident, subscripts: Box::new([]) }]), span: Span::DUMMY },
+            dims: Box::new([]),
+            modification,
+            condition: None,
+            comment: Comment::default(),
+            span: Span::DUMMY,
+        };
+        Element::Component(Component {
+            prefixes: Prefixes::new(),
+            type_spec: TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
+            type_mod: None,
+            type_dims: Box::new([]),
+            declarations: Box::new([decl]),
+            span: Span::DUMMY,
+        })
+    }
+}
+
+fn without(m: Option<Box<Modification>>, arg: &str) -> Option<Box<Modification>> {
+    let mut m = m?;
+    if let Some(cm) = &mut m.class_mod {
+        let args: Vec<_> = cm.args.iter().filter(|a| a.name.text.as_str() != arg).cloned().collect();
+        cm.args = args.into_boxed_slice();
+        if cm.args.is_empty() {
+            m.class_mod = None;
+        }
+    }
+    (m.class_mod.is_some() || m.value.is_some()).then_some(m)
+}
+
+fn cref_text(r: &ComponentRef) -> String {
+    let mut s = String::new();
+    write_cref(&mut s, r);
+    s
+}
+
