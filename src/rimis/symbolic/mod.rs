@@ -11,11 +11,19 @@
 //! a pure function of the input, every result is simplified.
 
 mod build;
+mod builtins;
+mod diff;
+mod function_body;
+mod functions;
+mod linear;
 mod partial;
 mod simplify;
 
 #[cfg(test)]
 mod testutil;
 
+pub use diff::{DiffContext, SymError, differentiate_n, time_derivative};
+pub use functions::{Body, DerivativeAnnotation, Function, Functions, Param};
+pub use linear::{is_affine_in, unknowns_in};
 pub use partial::{Assumption, Decision, partial_eval, partial_eval_in};
 pub use simplify::simplify;

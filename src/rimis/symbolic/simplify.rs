@@ -114,68 +114,32 @@ pub(crate) fn droppable(e: &Expr) -> bool {
 fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
     // Neutral elements first, so a literal operand keeps its spelling (`1e-06 * 1`).
     let (na, nb) = (num_value(&a), num_value(&b));
-    let (zero_a, zero_b) = (na.is_some_and(Num::is_zero), nb.is_some_and(Num::is_zero));
+    let is = |n: Option<Num>, v: f64| n.is_some_and(|n| n.as_f64() == v);
     match op {
-        BinOp::Add if zero_a => return b,
-        BinOp::Add | BinOp::Sub if zero_b => return a,
-        BinOp::Mul if na.is_some_and(Num::is_one) => return b,
-        BinOp::Mul | BinOp::Div | BinOp::Pow if nb.is_some_and(Num::is_one) => return a,
+        BinOp::Add if is(na, 0.0) => return b,
+        BinOp::Add | BinOp::Sub if is(nb, 0.0) => return a,
+        BinOp::Mul if is(na, 1.0) => return b,
+        BinOp::Mul | BinOp::Div | BinOp::Pow if is(nb, 1.0) => return a,
         _ => {}
     }
-    if let (Some(x), Some(y)) = (num_value(&a), num_value(&b))
+    if let (Some(x), Some(y)) = (na, nb)
         && let Some(folded) = fold(op, x, y)
     {
         return Expr { span, ..folded };
     }
-    match op {
-        BinOp::Add => {
-            if is_zero(&a) {
-                b
-            } else if is_zero(&b) {
-                a
-            } else if let Some(y) = unneg(&b) {
-                binary(BinOp::Sub, a, y.clone(), span)
-            } else if let Some(x) = unneg(&a) {
-                binary(BinOp::Sub, b, x.clone(), span)
-            } else {
-                raw(op, a, b, span)
-            }
-        }
-        BinOp::Sub => {
-            if is_zero(&b) {
-                a
-            } else if is_zero(&a) {
-                neg_at(b, span)
-            } else if let Some(y) = unneg(&b) {
-                binary(BinOp::Add, a, y.clone(), span)
-            } else if same(&a, &b) && droppable(&a) {
-                Expr { span, ..zero() }
-            } else {
-                raw(op, a, b, span)
-            }
-        }
-        BinOp::Mul => product(a, b, span),
-        BinOp::Div => {
-            let one_b = num_value(&b).is_some_and(Num::is_one);
-            if one_b {
-                a
-            } else if is_zero(&a) && droppable(&b) {
-                a
-            } else if let Some(x) = unneg(&a) {
-                neg_at(binary(op, x.clone(), b, span), span)
-            } else if let Some(y) = unneg(&b) {
-                neg_at(binary(op, a, y.clone(), span), span)
-            } else {
-                raw(op, a, b, span)
-            }
-        }
-        BinOp::Pow => match num_value(&b) {
-            Some(n) if n.is_one() => a,
-            Some(n) if n.is_zero() && droppable(&a) => Expr { span, ..one() },
-            _ if num_value(&a).is_some_and(Num::is_one) && droppable(&b) => a,
-            _ => raw(op, a, b, span),
-        },
-        BinOp::And | BinOp::Or => logic(op, a, b, span),
+    match (op, unneg(&a), unneg(&b)) {
+        (BinOp::Add, _, Some(y)) => binary(BinOp::Sub, a.clone(), y.clone(), span),
+        (BinOp::Add, Some(x), _) => binary(BinOp::Sub, b.clone(), x.clone(), span),
+        (BinOp::Sub, _, _) if is(na, 0.0) => neg_at(b, span),
+        (BinOp::Sub, _, Some(y)) => binary(BinOp::Add, a.clone(), y.clone(), span),
+        (BinOp::Sub, _, _) if same(&a, &b) && droppable(&a) => Expr { span, ..zero() },
+        (BinOp::Mul, _, _) => product(a, b, span),
+        (BinOp::Div, _, _) if is(na, 0.0) && droppable(&b) => a,
+        (BinOp::Div, Some(x), _) => neg_at(binary(op, x.clone(), b.clone(), span), span),
+        (BinOp::Div, _, Some(y)) => neg_at(binary(op, a.clone(), y.clone(), span), span),
+        (BinOp::Pow, _, _) if is(nb, 0.0) && droppable(&a) => Expr { span, ..one() },
+        (BinOp::Pow, _, _) if is(na, 1.0) && droppable(&b) => a,
+        (BinOp::And | BinOp::Or, _, _) => logic(op, a, b, span),
         _ => raw(op, a, b, span),
     }
 }
@@ -208,13 +172,22 @@ fn product(a: Expr, b: Expr, span: Span) -> Expr {
     if nb.is_some() && na.is_none() {
         return product(b, a, span);
     }
-    if let (Some(x), ExprKind::Binary(BinOp::Mul, ys)) = (na, &b.kind)
-        && let Some(y) = num_value(&ys[0])
-        && let Some(xy) = fold(BinOp::Mul, x, y)
+    if let Some(x) = na
+        && let Some(scaled) = scale_leftmost(&b, x)
     {
-        return product(xy, ys[1].clone(), span);
+        return scaled;
     }
     raw(BinOp::Mul, a, b, span)
+}
+
+/// `x * b` when the leftmost factor of the product chain `b` is a literal y: the
+/// chain with `x * y` in its place (`3 * (2 * x * y)` → `6 * x * y`).
+fn scale_leftmost(b: &Expr, x: Num) -> Option<Expr> {
+    let ExprKind::Binary(BinOp::Mul, ys) = &b.kind else { return None };
+    match num_value(&ys[0]) {
+        Some(y) => Some(product(fold(BinOp::Mul, x, y)?, ys[1].clone(), b.span)),
+        None => Some(raw(BinOp::Mul, scale_leftmost(&ys[0], x)?, ys[1].clone(), b.span)),
+    }
 }
 
 fn logic(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
