@@ -9,6 +9,7 @@ classifies each check as PASS, FAIL, KNOWN FAILURE or UNEXPECTED PASS.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,16 +116,38 @@ def load_cases(fixtures: Path = FIXTURES) -> list[Case]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _eval(code, env: dict) -> float:
-    return eval(code, {"__builtins__": {}}, {**_MATH, **env})
+_OPERATORS = {"and", "or", "not", "True", "False"}
+_MO_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+(?:,\s*\d+)*\])*")
 
 
-def _compile(expr: str):
-    return compile(expr, "<check>", "eval")
+class Expr:
+    """A check expression: Python syntax over the result's variable names. Names that Python
+    cannot use as they are (keywords such as `lambda`, dotted or subscripted names such as
+    `body.v[1]`) are renamed internally; `abs`, `sqrt`, `exp`, ... are the usual functions."""
 
+    def __init__(self, text: str):
+        self.text = text
+        self.names: dict[str, str] = {}  # python name -> variable name
 
-def _names(code) -> set[str]:
-    return {n for n in code.co_names if n not in _MATH}
+        def sub(m):
+            n = m.group(0)
+            if n in _MATH or n in _OPERATORS:
+                return n
+            py = f"v{len(self.names)}_" + re.sub(r"\W", "_", n)
+            for k, v in self.names.items():
+                if v == n:
+                    return k
+            self.names[py] = n
+            return py
+
+        self.code = compile(_MO_NAME.sub(sub, text), "<check>", "eval")
+
+    def variables(self) -> set[str]:
+        return set(self.names.values())
+
+    def __call__(self, lookup) -> float:
+        env = {py: lookup(n) for py, n in self.names.items()}
+        return eval(self.code, {"__builtins__": {}}, {**_MATH, **env})
 
 
 def evaluate(check: Check, rec: dict) -> tuple[bool, str]:
@@ -134,8 +157,8 @@ def evaluate(check: Check, rec: dict) -> tuple[bool, str]:
     s = check.spec
     traj = rec["trajectory"]
     if check.kind == "value":
-        code = _compile(s["expr"])
-        missing = _names(code) - set(rec["values"])
+        code = Expr(s["expr"])
+        missing = code.variables() - set(rec["values"])
         if missing:
             return False, f"unknown variable(s) {sorted(missing)} in `{s['expr']}`"
         times = _as_list(s["at"])
@@ -143,21 +166,19 @@ def evaluate(check: Check, rec: dict) -> tuple[bool, str]:
         worst, bad = 0.0, []
         for t, want in zip(times, expects):
             i = rec["output_times"].index(float(t))
-            env = {n: rec["values"][n][i] for n in _names(code)}
-            if any(v is None for v in env.values()):
+            if any(rec["values"][n][i] is None for n in code.variables()):
                 bad.append(f"{s['expr']}({t}) is not finite")
                 continue
-            got = _eval(code, env)
+            got = code(lambda n: rec["values"][n][i])
             err = abs(got - want)
             worst = max(worst, err)
             if not err <= s["tol"]:
                 bad.append(f"{s['expr']}({t}) = {got:.9g}, expected {want:.9g} ± {s['tol']:g}")
         return (not bad), ("; ".join(bad) if bad else f"max error {worst:.3g} (tol {s['tol']:g})")
     if check.kind == "range":
-        code = _compile(s["expr"])
-        cond = _compile(s["when"]) if "when" in s else None
-        names = _names(code) | (_names(cond) if cond else set())
-        missing = names - set(traj)
+        code = Expr(s["expr"])
+        cond = Expr(s["when"]) if "when" in s else None
+        missing = (code.variables() | (cond.variables() if cond else set())) - set(traj)
         if missing:
             return False, f"unknown variable(s) {sorted(missing)}"
         lo, hi = s.get("min", -math.inf), s.get("max", math.inf)
@@ -167,11 +188,12 @@ def evaluate(check: Check, rec: dict) -> tuple[bool, str]:
         for i, t in enumerate(time):
             if t < t_from or t > t_to:
                 continue
-            env = {n: traj[n][i] for n in names}
-            if cond is not None and not _eval(cond, env):
+            def at(n, i=i):
+                return traj[n][i]
+            if cond is not None and not cond(at):
                 continue
             n_in += 1
-            v = _eval(code, env)
+            v = code(at)
             excess = max(lo - v, v - hi) if math.isfinite(v) else math.inf
             if worst is None or excess > worst:
                 worst, where = excess, (t, v)

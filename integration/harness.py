@@ -14,7 +14,8 @@ rumoca backend. The record:
      "message": null | "the simulator's message",
      "time_reached": null | t,          # only when the simulator itself reports a time
      "failure_bracket": null | [lo, hi],# rumoca only: the harness re-ran shorter simulations;
-                                        # it ran to lo and failed before hi (not the simulator's word)
+                                        # it ran to lo and failed before hi (not the simulator's word);
+                                        # [0, dt]: fails at the start; null: did not compile
      "output_times": [...], "values": {"x": [value at each output time], ...},
      "events": {"bh": [{"time": t, "value": true}, ...]},   # Boolean variables, from the samples
      "nonfinite": ["y", ...],           # variables with a NaN or infinite sample
@@ -245,12 +246,12 @@ def _bracket(attempt, stop_time: float, dt: float) -> list[float] | None:
     """[lo, hi]: a run to lo succeeds, a run to hi fails; hi - lo <= max(dt, 1e-3), at most 24 runs.
 
     Measured by the harness (rumoca's messages carry no time), so it is reported separately from
-    time_reached. None when even a very short run fails (a failure at the start)."""
-    lo, hi = 0.0, stop_time
+    time_reached. [0, first] when even a run to one output step fails (a failure at the start)."""
+    hi = stop_time
     first = min(stop_time, max(dt, 1e-6))
     _, e = attempt(first)
     if e is not None:
-        return None
+        return [0.0, first]
     lo = first
     for _ in range(24):
         if hi - lo <= max(dt, 1e-3):

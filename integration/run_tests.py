@@ -32,11 +32,11 @@ def main() -> int:
         print(f"  {model:13} {part:9} {form:46} {sim:6} {status:8} {msg}")
     declared = [(c.model, k.name, k.known_failure) for c in cases.load_cases() for k in c.checks
                 if k.known_failure]
-    declared += [(c.model, f"reaches t = {c.stop_time:g}", c.output_known_failure)
+    declared += [(c.model, f"may stop before t = {c.stop_time:g}", c.output_known_failure)
                  for c in cases.load_cases() if c.output_known_failure]
     if declared:
-        print(f"\n== declared known failures ({len(declared)}; each prints KNOWN FAILURE when evaluated, "
-              "never counts as a pass, and fails the run as UNEXPECTED PASS once it holds)")
+        print(f"\n== declared known failures ({len(declared)}; each prints KNOWN FAILURE when evaluated and "
+              "never counts as a pass; a marked check that holds fails the run as UNEXPECTED PASS)")
         for model, name, reason in declared:
             print(f"  {model}: {name}: {reason}")
     if cases.KNOWN:

@@ -147,7 +147,7 @@ def check_output(test, case, sim):
         omc_or_skip(test, case, "output", case.forms)
     failures, transformed = [], 0
     for form in case.forms:
-        label = f"{sim} mdae-rimis {rel(form)}"
+        label = f"{sim} {Path(binary()[0]).name if os.environ.get('MDAE_RIMIS_BIN') else 'mdae-rimis'} {rel(form)}"
         out = run_binary([str(form)])
         if out.returncode == 1 and case.output_may_reject and out.stderr.strip():
             print(f"  REJECTED (accepted: {case.output_may_reject}): {label}: {cases.first_line(out.stderr)}")
@@ -182,10 +182,10 @@ def check_output(test, case, sim):
             failures.append(f"{label}: {rec['status']}: {rec['message']}")
             continue
         if case.output_known_failure:
-            msg = (f"UNEXPECTED PASS {label}: reaches t = {case.stop_time:g} although marked "
-                   f"known_failure ({case.output_known_failure}) -- update {case.sidecar.name}")
-            print("  !!! " + msg)
-            failures.append(msg)
+            # Reaching the stop time is not success on its own: the checks (with their own
+            # known_failure markers) decide.
+            print(f"  NOTE {label}: reaches t = {case.stop_time:g} although [output] known_failure allows "
+                  f"it to stop early ({case.output_known_failure}); the checks decide")
         print(f"  simulates: {label} to t = {case.stop_time:g} in {rec['elapsed_s']} s")
         v = cases.judge(case, rec, label)
         print("\n".join(v.lines))
@@ -215,6 +215,24 @@ for _case in cases.load_cases():
 
 
 class Sidecars(unittest.TestCase):
+    def test_checks_hold_on_the_ideal_behaviour(self):
+        """integration/behaviour/<Model>_ideal.mo writes the expected behaviour directly (not a
+        RIMIS output): every check of the sidecar, known failures included, holds on it, so the
+        sidecars' numbers are right and a correct emitted model can pass them."""
+        found = 0
+        for case in cases.load_cases():
+            ideal = HERE / "behaviour" / f"{case.model}_ideal.mo"
+            if not ideal.exists():
+                continue
+            found += 1
+            rec = run_sim(case, ideal, f"{case.model}_ideal", "rumoca")
+            label = f"rumoca {rel(ideal)}"
+            self.assertEqual(rec["status"], "ok", f"{label}: {rec['message']}")
+            v = cases.judge(case, rec, label, allow_known=False)
+            print("\n" + "\n".join(v.lines))
+            self.assertFalse(v.failures, "\n".join(v.failures))
+        self.assertGreaterEqual(found, 2)
+
     def test_every_sidecar_loads(self):
         loaded = cases.load_cases()
         names = [c.model for c in loaded]
@@ -307,3 +325,33 @@ class OutputPipeline(unittest.TestCase):
                 print("\n  [stand-in binary printing the wrong model]")
                 with self.assertRaises(AssertionError):
                     check_output(self, case, "rumoca")
+
+    def _stub_printing(self, tmp: str, path: Path) -> str:
+        stub = Path(tmp) / "stub"
+        stub.write_text(f"#!{sys.executable}\nimport sys\nif '--emit' in sys.argv: print('x')\n"
+                        f"else: sys.stdout.write(open({str(path)!r}).read())\n")
+        stub.chmod(0o755)
+        return str(stub)
+
+    def test_known_failure_of_the_run(self):
+        # A run that fails while [output] known_failure is set: KNOWN FAILURE, not a failure...
+        case = cases.load_case(cases.FIXTURES / "WaterTank.sim.toml")
+        case.forms = case.forms[:1]
+        case.output_known_failure = "testing the marker"
+        with tempfile.TemporaryDirectory() as tmp, unittest.mock.patch.dict(
+                os.environ, {"MDAE_RIMIS_BIN": self._stub_printing(tmp, case.forms[0])}):
+            print("\n  [stand-in binary printing the failing original; the run marked known_failure]")
+            check_output(self, case, "rumoca")
+            self.assertTrue(any("testing the marker" in k for k in cases.KNOWN))
+        # ...and once it reaches the stop time, the checks decide: here they all pass.
+        with tempfile.TemporaryDirectory() as tmp, unittest.mock.patch.dict(
+                os.environ, {"MDAE_RIMIS_BIN": self._stub_printing(tmp, HERE / "reference" / "WaterTank_rimis.mo")}):
+            print("\n  [stand-in binary printing the reference; the run marked known_failure]")
+            check_output(self, case, "rumoca")
+        # A check marked known_failure that holds fails the test as UNEXPECTED PASS.
+        case.checks[0].known_failure = "testing the marker"
+        with tempfile.TemporaryDirectory() as tmp, unittest.mock.patch.dict(
+                os.environ, {"MDAE_RIMIS_BIN": self._stub_printing(tmp, HERE / "reference" / "WaterTank_rimis.mo")}):
+            print("\n  [stand-in binary printing the reference; its first check marked known_failure]")
+            with self.assertRaisesRegex(AssertionError, "UNEXPECTED PASS"):
+                check_output(self, case, "rumoca")

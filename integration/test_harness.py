@@ -69,6 +69,7 @@ class RumocaBackend(unittest.TestCase):
         self.assertEqual(rec["status"], "failed")
         self.assertIn("DAE system is not computable", rec["message"])
         self.assertIsNone(rec["time_reached"], "rumoca reports no time")
+        self.assertEqual(rec["failure_bracket"], [0.0, 0.01], "fails at the start")
         self.assertEqual(rec["values"], {})
 
     def test_failure_bracket_in_time(self):
