@@ -27,3 +27,7 @@ pub use functions::{Body, DerivativeAnnotation, Function, Functions, Param};
 pub use linear::{is_affine_in, unknowns_in};
 pub use partial::{Assumption, Decision, partial_eval, partial_eval_in};
 pub use simplify::simplify;
+
+#[cfg(test)]
+#[path = "laws_tests.rs"]
+mod laws_tests;
