@@ -137,7 +137,9 @@ pub(crate) fn positional(c: &Call) -> Option<&[Expr]> {
 
 /// Equality modulo spans: the canonical print is a pure function of the tree.
 pub(crate) fn same(a: &Expr, b: &Expr) -> bool {
-    a.kind == b.kind || expr_to_string(a) == expr_to_string(b)
+    a.kind == b.kind
+        || (std::mem::discriminant(&a.kind) == std::mem::discriminant(&b.kind)
+            && expr_to_string(a) == expr_to_string(b))
 }
 
 /// Rebuilds `e` with `f` applied to each direct child expression (call arguments,
