@@ -156,6 +156,30 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         }
     }
     // Mode equations: on left limits where the guard is a fixpoint.
+    // A guard fixpoint: the guard reaches its own mode variable, possibly through other
+    // mode equations. Those that are rewritten switch on left limits (edges of `when`),
+    // so the rewritten guards are checked without them.
+    let mode_eqs = src.mode_equations();
+    let with = |deps: &Deps, skip: &dyn Fn(&str) -> bool| {
+        let mut d = deps.clone();
+        for (n, e) in &mode_eqs {
+            if !skip(n) {
+                d.entry(n.clone()).or_default().extend(names_in(e));
+            }
+        }
+        d
+    };
+    let level = with(&deps, &|_| false);
+    let fixpoints: Vec<String> = mode_eqs
+        .iter()
+        .filter(|(n, g)| {
+            let mut d = level.clone();
+            d.remove(n);
+            guards::reaches(&d, &names_in(g), n)
+        })
+        .map(|(n, _)| n.clone())
+        .collect();
+    let deps = with(&deps, &|n| fixpoints.iter().any(|f| f == n));
     let mut modes = Vec::new();
     let mut switches = Vec::new();
     let mut unfixed = Vec::new();
@@ -165,12 +189,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             continue;
         };
         let mode_name = mdae.mode(m).name.clone();
-        for (n, e) in src.mode_equations() {
-            if n != mode_name {
-                deps.entry(n).or_default().extend(names_in(&e));
-            }
-        }
-        if !guards::reaches(&deps, &names_in(&g), &mode_name) {
+        if !fixpoints.contains(&mode_name) {
             modes.push(Item::new(eq.clone()));
             continue;
         }
@@ -239,8 +258,9 @@ fn collect_names(eq: &Equation, out: &mut std::collections::BTreeSet<String>) {
             out.extend(names_in(rhs));
         }
         EquationKind::If { branches, else_branch } => {
-            for (c, body) in branches {
-                out.extend(names_in(c));
+            // The condition of a §4.7 guard is not a data dependency: in its modes the
+            // block computes its values whatever the condition's own dependencies.
+            for (_, body) in branches {
                 body.iter().for_each(|e| collect_names(e, out));
             }
             else_branch.iter().flatten().for_each(|e| collect_names(e, out));

@@ -1,15 +1,17 @@
 //! Restarts RIMIS cannot guarantee (issue 4, point 3). In the modes where an equation
 //! has offset c > 0, its lower derivatives π(δ_j e), j < c, are **consistency
 //! equations**: RIMIS integrates e^(c) and relies on them holding when the mode is
-//! entered. The switch makes them hold only when the mode is entered by a guard of a
-//! mode equation (rewritten on left limits) whose crossing surface is that very
-//! equation, and c = 1: the WaterTank enters `bh` exactly when `x - xmax` crosses 0.
+//! entered. They hold when they held before the switch (see [`warnings`]), or, for e
+//! itself, when the mode is entered by a guard of a mode equation (rewritten on left
+//! limits) whose crossing surface is e: the WaterTank enters `bh` exactly when
+//! `x - xmax` crosses 0.
 //! Every other entry (the engaging clutch: `w1 - w2 = 0` needs an impulse, paper 000
 //! §5) is reported: the output simulates but keeps the pre-switch values.
 
 use super::exprs::{self, rewrite};
 use super::plan::Plan;
 use super::sections::sides_under;
+use super::symbolic;
 use crate::mdae::{EqId, ModeId};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::syntax::printer::expr_to_string;
@@ -22,8 +24,12 @@ pub(crate) struct Switch {
     pub guard: Expr,
 }
 
-/// One warning per (equation, region of modes with c > 0) whose entry is not made
-/// consistent by a switch.
+/// One warning per consistency equation e^(j) (j < c in a region of modes) that
+/// entering the region does not make true. It is made true (a) when j = 0, c = 1 and a
+/// switch enters the region on a guard whose crossing surface is e, or (b) when e^(j)
+/// held just before in every mode the region can be entered from (the same equation
+/// there, differentiated more than j times or j = 0): the state replicates restart
+/// from the values before the switch, so what held still holds.
 pub(crate) fn warnings(plan: &Plan, switches: &[Switch]) -> Vec<String> {
     let mut out = Vec::new();
     for e in plan.mdae.eq_ids() {
@@ -32,25 +38,49 @@ pub(crate) fn warnings(plan: &Plan, switches: &[Switch]) -> Vec<String> {
             if *c == 0 || region.is_false() || region == plan.care {
                 continue;
             }
-            if *c == 1 && switches.iter().any(|s| guaranteed(plan, e, &region, s)) {
-                continue;
-            }
             let eq = plan.mdae.eq(e);
             let (l, r) = sides_under(plan, &eq.body, &region);
-            let derivs = if *c == 1 { String::new() } else { format!(" and its derivatives up to order {}", c - 1) };
-            out.push(format!(
-                "restart not guaranteed: entering `{}`, consistency equation {} (`{} = {}`{derivs}) is not made true by the mode switch; an impulse may be needed (paper 000 §5): the output simulates but keeps the values from before the switch",
-                plan.cond_text(&region),
-                eq.id,
-                expr_to_string(&l),
-                expr_to_string(&r),
-            ));
+            let here = (expr_to_string(&l), expr_to_string(&r));
+            for j in 0..*c {
+                let by_switch = j == 0 && switches.iter().any(|s| guaranteed(plan, e, &region, s));
+                let held_before = plan.cdg.offsets[e.index()].iter().all(|(c2, m2)| {
+                    let before = m2.and(&plan.care).and(&region.not());
+                    if before.is_false() {
+                        return true;
+                    }
+                    let (l2, r2) = sides_under(plan, &eq.body, &before);
+                    (expr_to_string(&l2), expr_to_string(&r2)) == here && (*c2 > j || j == 0)
+                });
+                if by_switch || held_before {
+                    continue;
+                }
+                let name = format!("{}{}", eq.id, "'".repeat(j as usize));
+                let what = if j == 0 {
+                    format!("`{} = {}`", here.0, here.1)
+                } else {
+                    format!("the {} derivative of `{} = {}`", ordinal(j), here.0, here.1)
+                };
+                out.push(format!(
+                    "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5): the output simulates but keeps the values from before the switch",
+                    plan.cond_text(&region),
+                ));
+            }
         }
     }
     out
 }
 
-/// Is `e` (offset 1 in `region`) made true by entering `region` through switch `s`?
+fn ordinal(j: u32) -> String {
+    match j {
+        1 => "first".into(),
+        2 => "second".into(),
+        3 => "third".into(),
+        n => format!("{n}th"),
+    }
+}
+
+/// Is `e` itself made true by entering `region` through switch `s` (its residual is the
+/// guard's crossing surface, up to a factor)?
 fn guaranteed(plan: &Plan, e: EqId, region: &Bdd, s: &Switch) -> bool {
     let var = plan.cdg.space.set.mk_var(plan.cdg.space.mode_vars[s.mode.index()]);
     let value = if region.and(&var.not()).is_false() {
@@ -67,7 +97,11 @@ fn guaranteed(plan: &Plan, e: EqId, region: &Bdd, s: &Switch) -> bool {
     let residual = exprs::binary(BinOp::Sub, l, r);
     match (affine(&surface), affine(&residual)) {
         (Some(a), Some(b)) => proportional(&a, &b),
-        _ => false,
+        _ => {
+            let text = |x: Expr| expr_to_string(&symbolic::simplify(&x));
+            let s = text(surface.clone());
+            s == text(residual.clone()) || s == text(exprs::binary(BinOp::Sub, exprs::number("0"), residual))
+        }
     }
 }
 

@@ -89,11 +89,13 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
     let written: Vec<Expr> = writes.iter().map(|&(u, k)| plan.written(b, u, k)).collect();
     let label = format!("Block {}. {}", b + 1, block_label(plan.mdae, plan.cdg, &plan.cdg.blocks[b]));
     let unconditional = cond == plan.care;
-    let affine = out.iter().all(|(l, r)| {
+    let written_text: Vec<String> = written.iter().map(expr_to_string).collect();
+    let is_written = |x: &Expr| written_text.contains(&expr_to_string(x));
+    let regular = out.iter().all(|(l, r)| {
         let res = binary(BinOp::Sub, l.clone(), r.clone());
-        symbolic::is_affine_in(&res, &|x: &Expr| is_real(plan, x))
+        constant_coefficients(&res, &is_written, &|x: &Expr| is_real(plan, x))
     });
-    if unconditional || affine {
+    if unconditional || regular {
         let mut items: Vec<Item> = out.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect();
         if let Some(first) = items.first_mut() {
             first.comment = Some(label);
@@ -108,6 +110,37 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
     let mut item = Item::new(exprs::equation(kind));
     item.comment = Some(format!("{label} (nonlinear: trivial outside its modes, paper 000 §4.7)"));
     Ok(vec![item])
+}
+
+/// Is `e` affine in the written variables with coefficients free of every real
+/// unknown (so that solving it for them never divides by a value that may vanish
+/// outside the block's modes)? Terms without written variables may be anything.
+fn constant_coefficients(e: &Expr, written: &dyn Fn(&Expr) -> bool, real: &dyn Fn(&Expr) -> bool) -> bool {
+    let mentions = |x: &Expr, p: &dyn Fn(&Expr) -> bool| {
+        let mut found = false;
+        exprs::for_each(x, &mut |y| found |= p(y));
+        found
+    };
+    if !mentions(e, written) || written(e) {
+        return true;
+    }
+    match &e.kind {
+        ExprKind::Unary(_, x) => constant_coefficients(x, written, real),
+        ExprKind::Binary(BinOp::Add | BinOp::Sub, xs) => {
+            xs.iter().all(|x| constant_coefficients(x, written, real))
+        }
+        ExprKind::Binary(BinOp::Mul, xs) => {
+            let constant = |x: &Expr| !mentions(x, real);
+            (constant(&xs[0]) && constant_coefficients(&xs[1], written, real))
+                || (constant(&xs[1]) && constant_coefficients(&xs[0], written, real))
+        }
+        ExprKind::Binary(BinOp::Div, xs) => !mentions(&xs[1], real) && constant_coefficients(&xs[0], written, real),
+        ExprKind::If(x) => {
+            x.branches.iter().all(|(c, v)| !mentions(c, written) && constant_coefficients(v, written, real))
+                && constant_coefficients(&x.else_value, written, real)
+        }
+        _ => false,
+    }
 }
 
 /// Is `x` a real unknown of the output (a source unknown, a replicate, a dummy
