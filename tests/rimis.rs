@@ -1,0 +1,245 @@
+//! The RIMIS transformation (issue 4): one snapshot of the output per fixture and form;
+//! the guarantee of paper 000 §4.2 checked on every fixture and on 1,000+ random
+//! multimode models: the output re-parses, and its *approximate* structural analysis
+//! (one mode, the union of every mode's incidence, as omc and Dymola do) is
+//! structurally nonsingular, needs no index reduction (every offset c = 0), and its BLT
+//! holds every block of the input's CDG as one block (the equations emitted under the
+//! comment `// Block k.`); determinism (two runs, same bytes).
+
+mod common;
+
+use mdae_rimis::analysis::matching::Graph;
+use mdae_rimis::analysis::sigma::{self, SingleMode};
+use mdae_rimis::analysis::{self, Strategy};
+use mdae_rimis::driver::{self, DriverError};
+use mdae_rimis::mdae::{self, Mdae};
+use mdae_rimis::syntax::{self, SourceFile};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn fixtures(sub: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(sub);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mo") && !p.to_string_lossy().contains("Singular"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn transform(name: &str, text: &str) -> Result<(String, Vec<String>), DriverError> {
+    driver::rimis(&SourceFile::new(name, text), Strategy::Auto)
+}
+
+/// The union Σ-matrix of a model: every incidence, whatever its mode.
+fn union_sigma(m: &Mdae) -> Graph {
+    m.equations
+        .iter()
+        .map(|e| {
+            let mut row: BTreeMap<usize, i64> = BTreeMap::new();
+            for inc in &e.incidence {
+                let o = row.entry(inc.var.index()).or_insert(inc.order as i64);
+                *o = (*o).max(inc.order as i64);
+            }
+            row.into_iter().collect()
+        })
+        .collect()
+}
+
+/// Output line → the input block number of the `// Block k.` comment above it.
+fn block_of_lines(out: &str) -> Vec<Option<usize>> {
+    let mut current = None;
+    out.lines()
+        .map(|l| {
+            let t = l.trim_start();
+            if let Some(rest) = t.strip_prefix("// Block ") {
+                current = rest.split('.').next().and_then(|n| n.parse().ok());
+            } else if t.starts_with("//") || !l.starts_with("  ") || l.starts_with("  // ") {
+                current = None;
+            }
+            current
+        })
+        .collect()
+}
+
+/// Checks the §4.2 guarantee on `out`, the RIMIS of a model whose CDG has `n_blocks`
+/// blocks. Returns a description of the first violation. A pass-through output (the
+/// input unchanged) need only re-parse and be nonsingular: its structure is one mode's.
+fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
+    let file = SourceFile::new("out.mo", out);
+    let def = syntax::parse(out).map_err(|e| format!("output does not re-parse: {}", e.render(&file)))?;
+    let m = mdae::lower(&def, &file).map_err(|e| format!("output does not lower: {}", e.render(&file)))?;
+    let lines = block_of_lines(out);
+    let block_of = |line: u32| lines.get(line as usize - 1).copied().flatten();
+    let structure = match sigma::analyse(&union_sigma(&m), m.vars.len()) {
+        SingleMode::Nonsingular(s) => s,
+        SingleMode::Singular(_) => return Err("the approximate analysis of the output is singular".into()),
+    };
+    if out.contains("The structure does not depend on the mode: the model is unchanged.") {
+        return Ok(());
+    }
+    if let Some(i) = structure.c.iter().position(|&c| c != 0) {
+        return Err(format!("the output needs index reduction: c = {} for `{}`", structure.c[i], m.equations[i].text));
+    }
+    let blt: Vec<BTreeSet<usize>> = structure.blocks.iter().map(|b| b.eqs.iter().map(|e| e.0).collect()).collect();
+    for k in 1..=n_blocks {
+        let eqs: BTreeSet<usize> = (0..m.equations.len()).filter(|&i| block_of(m.equations[i].line) == Some(k)).collect();
+        if eqs.is_empty() {
+            return Err(format!("no equation emitted for block {k}"));
+        }
+        if !blt.contains(&eqs) {
+            let texts: Vec<&str> = eqs.iter().map(|&i| m.equations[i].text.as_str()).collect();
+            return Err(format!("block {k} ({texts:?}) is not a block of the output's BLT"));
+        }
+    }
+    Ok(())
+}
+
+fn n_blocks(name: &str, text: &str) -> usize {
+    let m = driver::lower(&SourceFile::new(name, text)).unwrap();
+    analysis::analyse(&m, Strategy::Auto).unwrap().blocks.len()
+}
+
+#[test]
+fn outputs_of_the_fixtures() {
+    let mut checked = 0;
+    for sub in ["", "omc-flat", "scale"] {
+        for p in fixtures(sub) {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+            let name = if sub.is_empty() { stem.clone() } else { format!("{}_{stem}", sub.replace('-', "_")) };
+            let (out, messages) = transform(&name, &text).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
+            let again = transform(&name, &text).unwrap().0;
+            assert_eq!(out, again, "{name}: two runs differ");
+            let blocks = n_blocks(&name, &text);
+            if let Err(why) = guarantee(&out, blocks) {
+                panic!("{name}: {why}\n{out}");
+            }
+            if sub != "scale" {
+                let shown = format!("{}\n// stderr:\n{}", out, messages.join("\n"));
+                insta::assert_snapshot!(format!("rimis_{name}"), shown);
+            }
+            checked += 1;
+        }
+    }
+    println!("rimis: {checked} fixture outputs re-parse, are index 0 and hold every CDG block in their BLT");
+}
+
+#[test]
+fn impulsive_mode_changes_carry_the_restart_warning() {
+    for name in ["ClutchBasic", "CupAndBall"] {
+        for sub in ["", "omc-flat"] {
+            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(sub).join(format!("{name}.mo"));
+            let (out, messages) = transform(name, &std::fs::read_to_string(p).unwrap()).unwrap();
+            assert!(messages.iter().any(|m| m.contains("warning: restart not guaranteed")), "{name}: {messages:?}");
+            assert!(out.contains("// WARNING: restart not guaranteed"), "{name}: no warning in the output");
+        }
+    }
+    for name in ["TwoEquations", "WaterTank"] {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(format!("{name}.mo"));
+        let (_, messages) = transform(name, &std::fs::read_to_string(p).unwrap()).unwrap();
+        assert!(messages.is_empty(), "{name} needs no warning: {messages:?}");
+    }
+}
+
+#[test]
+fn a_model_whose_structure_does_not_depend_on_the_mode_passes_through() {
+    let text = "model M\n  Real x(start = 1, fixed = true);\n  Boolean b;\nequation\n  b = x > 0.5;\n  der(x) = if b then -x else -2 * x;\nend M;\n";
+    let (out, messages) = transform("M.mo", text).unwrap();
+    assert!(messages.iter().any(|m| m.contains("note: model M: its structure does not depend on the mode")), "{messages:?}");
+    assert!(out.contains("  der(x) = if b then -x else -2 * x;\n"), "{out}");
+    assert!(!out.contains("x_p"), "{out}");
+}
+
+// ------------------------------------------------------------- random models
+
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// A random multimode model: n real unknowns, k mode variables defined from time,
+/// equations whose terms (a variable, its derivative, a product) may sit in one branch
+/// of an if-expression on a mode literal.
+fn random_model(r: &mut Rng) -> String {
+    let n = 1 + r.below(6) as usize;
+    let k = 1 + r.below(3) as usize;
+    let mut s = String::from("model R\n");
+    for j in 0..n {
+        s.push_str(&format!("  Real v{j}(start = {}.5);\n", j));
+    }
+    for i in 0..k {
+        s.push_str(&format!("  Boolean g{i};\n"));
+    }
+    s.push_str("equation\n");
+    for i in 0..k {
+        s.push_str(&format!("  g{i} = time > {}.25;\n", i));
+    }
+    let term = |r: &mut Rng| {
+        let v = r.below(n as u64);
+        match r.below(5) {
+            0 => format!("der(v{v})"),
+            1 => format!("v{v} * v{}", r.below(n as u64)),
+            2 => format!("sin(v{v})"),
+            _ => format!("{}.0 * v{v}", 1 + r.below(3)),
+        }
+    };
+    for i in 0..n {
+        let mut terms = vec![format!("v{i}")];
+        for _ in 0..r.below(3) {
+            terms.push(term(r));
+        }
+        let body = terms.join(" + ");
+        let eq = match r.below(3) {
+            0 => format!("  0 = {body} - time;\n"),
+            _ => {
+                let lit = format!("{}g{}", if r.below(2) == 0 { "not " } else { "" }, r.below(k as u64));
+                format!("  0 = if {lit} then {body} else {} - 1.0;\n", term(r))
+            }
+        };
+        s.push_str(&eq);
+    }
+    s.push_str("end R;\n");
+    s
+}
+
+#[test]
+fn random_models_keep_every_block_in_the_approximate_blt() {
+    let mut r = Rng(0x5eed_4);
+    let (mut transformed, mut refused, mut tried, mut unchanged) = (0, BTreeMap::<String, usize>::new(), 0, 0);
+    while transformed < 1000 && tried < 20_000 {
+        tried += 1;
+        let text = random_model(&mut r);
+        let m = match driver::lower(&SourceFile::new("R.mo", text.clone())) {
+            Ok(m) => m,
+            Err(e) => panic!("random model does not lower: {}\n{text}", e.render()),
+        };
+        let cdg = analysis::analyse(&m, Strategy::Auto).unwrap();
+        if !cdg.singular.is_empty() {
+            *refused.entry("structurally singular".into()).or_default() += 1;
+            continue;
+        }
+        match transform("R.mo", &text) {
+            Ok((out, _)) => {
+                unchanged += usize::from(out.contains("the model is unchanged"));
+                if let Err(why) = guarantee(&out, cdg.blocks.len()) {
+                    panic!("{why}\n--- input\n{text}--- output\n{out}");
+                }
+                transformed += 1;
+            }
+            Err(e) => {
+                let why = e.to_string();
+                let key = why.split(": ").last().unwrap_or("").chars().take(60).collect();
+                *refused.entry(key).or_default() += 1;
+            }
+        }
+    }
+    println!(
+        "rimis random: {tried} models, {transformed} transformed and checked ({unchanged} passed through unchanged), refused: {refused:?}"
+    );
+    assert!(transformed >= 1000, "only {transformed} random models transformed");
+}
