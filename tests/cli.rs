@@ -30,13 +30,59 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn canonical_print_of_a_fixture() {
-    let out = run(&[fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
+    let out = run(&["--emit", "canonical", fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     let expected = std::fs::read_to_string(fixture("omc-flat/WaterTank.mo")).unwrap();
     assert_eq!(text(&out.stdout), expected, "omc's own print is already canonical");
-    let explicit = run(&["--emit", "canonical", fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
+}
+
+#[test]
+fn the_default_action_prints_the_rimis_model() {
+    let out = run(&[fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "the WaterTank needs no warning: {}", text(&out.stderr));
+    let o = text(&out.stdout);
+    assert!(o.starts_with("// RIMIS of WaterTank"), "{o}");
+    assert!(o.contains("  x_p = if bh then x_p_4 elseif bl then x_p_5 else x_p_3;\n"), "{o}");
+    let explicit = run(&["--emit", "rimis", fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
     assert_eq!(explicit.stdout, out.stdout);
+    // Warnings go to stderr, the model to stdout.
+    let clutch = run(&[fixture("ClutchBasic.mo").to_str().unwrap()]);
+    assert_eq!(clutch.status.code(), Some(0));
+    assert!(text(&clutch.stderr).contains("ClutchBasic.mo: warning: restart not guaranteed: entering `g`"));
+    assert!(!text(&clutch.stdout).contains("ClutchBasic.mo: warning"));
+}
+
+#[test]
+fn batch_mode_transforms_every_file_of_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(input.join("sub")).unwrap();
+    std::fs::copy(fixture("TwoEquations.mo"), input.join("TwoEquations.mo")).unwrap();
+    std::fs::copy(fixture("WaterTank.mo"), input.join("sub/WaterTank.mo")).unwrap();
+    std::fs::write(input.join("bad.mo"), "model M
+  Real x(;
+end M;
+").unwrap();
+    std::fs::write(input.join("notes.txt"), "not a model").unwrap();
+    let out_dir = dir.path().join("out");
+    let out = run(&["--out-dir", out_dir.to_str().unwrap(), input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "one file failed");
+    let o = text(&out.stdout);
+    let lines: Vec<&str> = o.lines().collect();
+    assert_eq!(lines.len(), 4, "{o}");
+    assert!(lines[0].starts_with("ok      ") && lines[0].contains("TwoEquations.mo"), "{o}");
+    assert!(lines[1].starts_with("failed  ") && lines[1].contains("bad.mo:2:10: error"), "{o}");
+    assert!(lines[2].starts_with("ok      ") && lines[2].contains("WaterTank.mo"), "{o}");
+    assert_eq!(lines[3], "3 files: 2 transformed, 1 failed");
+    let mut written: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    written.sort();
+    assert_eq!(written, ["TwoEquations.mo", "WaterTank.mo"]);
+    let single = run(&[fixture("WaterTank.mo").to_str().unwrap()]);
+    assert_eq!(std::fs::read(out_dir.join("WaterTank.mo")).unwrap(), single.stdout, "same text as a single run");
+    let usage = run(&[fixture("TwoEquations.mo").to_str().unwrap(), fixture("WaterTank.mo").to_str().unwrap()]);
+    assert_eq!(usage.status.code(), Some(2), "several files need --out-dir");
 }
 
 #[test]
@@ -46,7 +92,7 @@ fn reads_stdin_with_dash_and_without_file() {
     let b = run_stdin(&[], &src);
     assert_eq!(a.status.code(), Some(0));
     assert_eq!(a.stdout, b.stdout);
-    assert!(text(&a.stdout).starts_with("model TwoEquations\n"));
+    assert!(text(&a.stdout).starts_with("// RIMIS of TwoEquations (mdae-rimis"), "{}", text(&a.stdout));
 }
 
 #[test]
@@ -68,7 +114,7 @@ fn output_file_is_written_atomically() {
     assert_eq!(ok.status.code(), Some(0));
     assert!(ok.stdout.is_empty());
     let written = std::fs::read_to_string(&target).unwrap();
-    assert!(written.starts_with("model RLDC2\n"));
+    assert!(written.starts_with("// RIMIS of RLDC2"), "{written}");
 
     // A failing run leaves the previous file untouched and no temporary behind.
     let bad = dir.path().join("bad.mo");
