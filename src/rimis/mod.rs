@@ -19,7 +19,7 @@ mod source;
 pub mod symbolic;
 
 use crate::analysis::cdg::Cdg;
-use crate::mdae::{Mdae, ModeKind};
+use crate::mdae::Mdae;
 use crate::syntax::ast::{ClassDef, ClassPart, Element, Equation, EquationKind, StoredDefinition};
 use crate::syntax::{SourceFile, Span};
 use guards::{Deps, names_in};
@@ -225,15 +225,14 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
 
     // Declarations: the input's, then DECL/INIT.
     let states = sections::init_states(&mut plan);
-    for (u, _) in plan.writers.iter().enumerate().filter(|_| true) {
-        if plan.roles[u] == plan::Role::Varying {
+    for (u, role) in plan.roles.iter().enumerate() {
+        if *role == plan::Role::Varying {
             unfixed.push(mdae.vars[u].name.clone());
         }
     }
     out.elements = src.elements_without_fixed(&unfixed);
-    for (n, what, var) in &plan.declared {
+    for (n, what, _) in &plan.declared {
         let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.clone());
-        let _ = var;
         out.replicates.push((src.replicate_decl(n, init.as_deref()), what.clone()));
     }
     for (title, items) in [
@@ -247,7 +246,6 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             out.sections.push(Section { title: title.into(), items });
         }
     }
-    let _ = ModeKind::Variable;
     Ok(out)
 }
 
