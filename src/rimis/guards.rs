@@ -11,15 +11,18 @@
 //!   crosses out of it. The switch is decided from the left limit, never from the
 //!   multiplexed value it changes;
 //! - the initial mode is the one the original equation gives at t = 0 from the start
-//!   value of m (when-clauses do not fire at initialisation): `initial equation
-//!   m = g⁻` (or `g⁺` when m starts true); m loses `fixed`.
+//!   values (when-clauses do not fire at initialisation): `initial equation m = g⁰`,
+//!   g read in the modes where every mode variable rewritten this way has its start
+//!   value (so that no initial equation reads another's result); m loses `fixed`.
 //!
 //! A guard that still depends on m after the rewrite (a dependency through a block
 //! written in every mode) is reported and left as it was.
 
 use super::exprs::{self, binary, name, not, rewrite};
 use super::plan::Plan;
-use super::sections::partial;
+use crate::mdae::ModeId;
+use super::sections::{partial, sides_under};
+use biodivine_lib_bdd::Bdd;
 use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -58,12 +61,19 @@ pub(crate) fn reaches(deps: &Deps, from: &BTreeSet<String>, target: &str) -> boo
     false
 }
 
-/// The guard read under `m = value`: every real unknown named as read there.
-pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, m: crate::mdae::ModeId, value: bool) -> Expr {
-    let var = plan.cdg.space.set.mk_var(plan.cdg.space.mode_vars[m.index()]);
-    let cond = if value { var } else { var.not() }.and(&plan.care);
+/// The guard read in the modes where each mode variable of `at` has its value: every
+/// real unknown named as read there; with `explicit`, first replaced by its definition
+/// where a one-equation block defines it explicitly there ([`resolve`]; used for the
+/// initial equation, so that it reads no other mode variable's result).
+pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], explicit: bool) -> Expr {
+    let space = &plan.cdg.space;
+    let cond = at.iter().fold(plan.care.clone(), |acc, &(m, value)| {
+        let var = space.set.mk_var(space.mode_vars[m.index()]);
+        acc.and(&if value { var } else { var.not() })
+    });
     let cnum = plan.cond_number(&cond);
     let g = partial(plan, g, &cond);
+    let g = if explicit { resolve(plan, &g, &cond) } else { g };
     rewrite(&g, &mut |x| {
         if let ExprKind::Call(c) = &x.kind {
             if c.function.text.as_str() == "pre" {
@@ -74,6 +84,29 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, m: crate::mdae::ModeId, val
         let u = *plan.by_name.get(n)?;
         Some(plan.read(u, i, cnum))
     })
+}
+
+/// Replaces each unknown by its explicit definition `u = e` where one one-equation
+/// block writes it in the modes `cond` (a few levels deep).
+pub(crate) fn resolve(plan: &Plan, g: &Expr, cond: &Bdd) -> Expr {
+    let mut g = g.clone();
+    for _ in 0..4 {
+        g = rewrite(&g, &mut |x| {
+            let ExprKind::Name(n) = &x.kind else { return None };
+            let u = *plan.by_name.get(n.as_str())?;
+            let def = plan.def(u, 0, cond);
+            let [(b, 0)] = def.as_slice() else { return None };
+            let block = &plan.cdg.blocks[*b];
+            let [(eq, 0)] = block.eqs.as_slice() else { return None };
+            let (l, r) = sides_under(plan, &plan.mdae.eq(*eq).body, &block.cond.and(cond));
+            match (&l.kind, &r.kind) {
+                (ExprKind::Name(a), _) if a == n => Some(r),
+                (_, ExprKind::Name(a)) if a == n => Some(l),
+                _ => None,
+            }
+        });
+    }
+    g
 }
 
 /// `strict(e)` when `positive`, `strict(not e)` otherwise: relations become strict in
@@ -115,12 +148,12 @@ pub(crate) struct LeftLimit {
 pub(crate) fn left_limit(
     plan: &mut Plan,
     deps: &Deps,
-    m: crate::mdae::ModeId,
+    m: ModeId,
     g: &Expr,
-    start: bool,
+    starts: &[(ModeId, bool)],
 ) -> Option<LeftLimit> {
-    let off = guard_under(plan, g, m, false);
-    let on = guard_under(plan, g, m, true);
+    let off = guard_under(plan, g, &[(m, false)], false);
+    let on = guard_under(plan, g, &[(m, true)], false);
     let mode = plan.mdae.mode(m).name.clone();
     let mut deps = deps.clone();
     for mux in &plan.muxes {
@@ -130,11 +163,11 @@ pub(crate) fn left_limit(
     if reaches(&deps, &names_in(&off), &mode) || reaches(&deps, &names_in(&on), &mode) {
         return None;
     }
-    let initial = if start { on.clone() } else { off.clone() };
+    let initial = guard_under(plan, g, starts, true);
     Some(LeftLimit { enter: strict(&off, true), leave: strict(&on, false), initial })
 }
 
 /// `m`'s name as an expression (for the when-equation's left-hand sides).
-pub(crate) fn target(plan: &Plan, m: crate::mdae::ModeId) -> Expr {
+pub(crate) fn target(plan: &Plan, m: ModeId) -> Expr {
     name(&plan.mdae.mode(m).name)
 }

@@ -180,6 +180,14 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         .map(|(n, _)| n.clone())
         .collect();
     let deps = with(&deps, &|n| fixpoints.iter().any(|f| f == n));
+    // The initial modes are read at the start values of every rewritten mode variable.
+    let starts: Vec<(crate::mdae::ModeId, bool)> = fixpoints
+        .iter()
+        .filter_map(|n| {
+            let m = mdae.modes.iter().position(|x| &x.name == n)?;
+            Some((crate::mdae::ModeId(m as u32), src.start_of(n)))
+        })
+        .collect();
     let mut modes = Vec::new();
     let mut switches = Vec::new();
     let mut unfixed = Vec::new();
@@ -193,7 +201,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             modes.push(Item::new(eq.clone()));
             continue;
         }
-        match guards::left_limit(&mut plan, &deps, m, &g, src.start_of(&mode_name)) {
+        match guards::left_limit(&mut plan, &deps, m, &g, &starts) {
             Some(ll) => {
                 let target = guards::target(&plan, m);
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];

@@ -8,8 +8,9 @@
 //! Every other entry (the engaging clutch: `w1 - w2 = 0` needs an impulse, paper 000
 //! §5) is reported: the output simulates but keeps the pre-switch values.
 
-use super::exprs::{self, rewrite};
+use super::exprs;
 use super::plan::Plan;
+use super::guards::resolve;
 use super::sections::sides_under;
 use super::symbolic;
 use crate::mdae::{EqId, ModeId};
@@ -114,29 +115,6 @@ fn surface(g: &Expr) -> Option<Expr> {
         ExprKind::Unary(UnOp::Not, x) => surface(x),
         _ => None,
     }
-}
-
-/// Replaces each unknown by its explicit definition `u = e` where one one-equation
-/// block writes it in the modes `cond` (a few levels deep).
-fn resolve(plan: &Plan, g: &Expr, cond: &Bdd) -> Expr {
-    let mut g = g.clone();
-    for _ in 0..4 {
-        g = rewrite(&g, &mut |x| {
-            let ExprKind::Name(n) = &x.kind else { return None };
-            let u = *plan.by_name.get(n.as_str())?;
-            let def = plan.def(u, 0, cond);
-            let [(b, 0)] = def.as_slice() else { return None };
-            let block = &plan.cdg.blocks[*b];
-            let [(eq, 0)] = block.eqs.as_slice() else { return None };
-            let (l, r) = sides_under(plan, &plan.mdae.eq(*eq).body, &block.cond.and(cond));
-            match (&l.kind, &r.kind) {
-                (ExprKind::Name(a), _) if a == n => Some(r),
-                (_, ExprKind::Name(a)) if a == n => Some(l),
-                _ => None,
-            }
-        });
-    }
-    g
 }
 
 type Affine = (BTreeMap<String, f64>, f64);
