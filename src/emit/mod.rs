@@ -8,7 +8,7 @@
 
 use crate::rimis::{Item, RimisModel};
 use crate::syntax::ast::{ClassBody, Ident, text};
-use crate::syntax::printer::{class_to_string, element_to_string, equation_to_string};
+use crate::syntax::printer::{class_to_string, element_to_string, equation_to_string, part_to_string};
 use crate::syntax::visit::{self, Visitor};
 use askama::Template;
 use std::collections::BTreeMap;
@@ -48,11 +48,20 @@ fn comment_lines(text: &str, indent: &str) -> String {
     text.lines().map(|l| format!("{indent}// {l}")).collect::<Vec<_>>().join("\n")
 }
 
+/// `x` with its function calls renamed, printed by `print` (trailing newline dropped).
+fn renamed<T: Clone>(
+    x: &T,
+    renames: &BTreeMap<String, String>,
+    walk: fn(&mut T, &mut dyn Visitor),
+    print: impl Fn(&T) -> String,
+) -> String {
+    let mut x = x.clone();
+    walk(&mut x, &mut Renamer(renames));
+    print(&x).trim_end().to_string()
+}
+
 fn item_text(item: &Item, renames: &BTreeMap<String, String>) -> String {
-    let mut eq = item.equation.clone();
-    visit::walk_equation(&mut eq, &mut Renamer(renames));
-    let body = equation_to_string(&eq, 1);
-    let body = body.trim_end();
+    let body = renamed(&item.equation, renames, visit::walk_equation, |e| equation_to_string(e, 1));
     match &item.comment {
         Some(c) => format!("{}\n{body}", comment_lines(c, "  ")),
         None => body.to_string(),
@@ -77,26 +86,10 @@ pub fn emit(m: &RimisModel) -> String {
             class_to_string(&c, 1).trim_end().to_string()
         })
         .collect();
-    let elements = m
-        .elements
-        .iter()
-        .map(|e| {
-            let mut e = e.clone();
-            visit::walk_element(&mut e, &mut Renamer(renames));
-            element_to_string(&e, 1).trim_end().to_string()
-        })
-        .collect();
+    let elements = m.elements.iter().map(|e| renamed(e, renames, visit::walk_element, |e| element_to_string(e, 1))).collect();
     let replicates =
         m.replicates.iter().map(|(e, what)| (element_to_string(e, 1).trim_end().to_string(), what.clone())).collect();
-    let parts = m
-        .kept_parts
-        .iter()
-        .map(|p| {
-            let mut p = p.clone();
-            visit::walk_part(&mut p, &mut Renamer(renames));
-            crate::syntax::printer::part_to_string(&p, 0).trim_end().to_string()
-        })
-        .collect();
+    let parts = m.kept_parts.iter().map(|p| renamed(p, renames, visit::walk_part, |p| part_to_string(p, 0))).collect();
     let t = ModelTemplate {
         header: &m.header,
         name: &m.name,
