@@ -11,9 +11,11 @@
 //!   crosses out of it. The switch is decided from the left limit, never from the
 //!   multiplexed value it changes;
 //! - the initial mode is the one the original equation gives at t = 0 from the start
-//!   values (when-clauses do not fire at initialisation): `initial equation m = g⁰`,
-//!   g read in the modes where every mode variable rewritten this way has its start
-//!   value (so that no initial equation reads another's result); m loses `fixed`.
+//!   values: a first branch `when initial() then m = g⁰;`, g read in the modes where
+//!   every mode variable rewritten this way has its start value (so that no initial
+//!   value reads another's result); m loses `fixed`. A when-branch, not an initial
+//!   equation: rumoca refuses an initial equation of a discrete variable that reads an
+//!   algebraic unknown.
 //!
 //! A guard that still depends on m after the rewrite (a dependency through a block
 //! written in every mode) is reported and left as it was.
@@ -64,7 +66,7 @@ pub(crate) fn reaches(deps: &Deps, from: &BTreeSet<String>, target: &str) -> boo
 /// The guard read in the modes where each mode variable of `at` has its value: every
 /// real unknown named as read there; with `explicit`, first replaced by its definition
 /// where a one-equation block defines it explicitly there ([`resolve`]; used for the
-/// initial equation, so that it reads no other mode variable's result).
+/// `when initial()` branch, so that it reads no other mode variable's result).
 pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], explicit: bool) -> Expr {
     let space = &plan.cdg.space;
     let cond = at.iter().fold(plan.care.clone(), |acc, &(m, value)| {

@@ -205,7 +205,9 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             Some(ll) => {
                 let target = guards::target(&plan, m);
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
-                let kind = EquationKind::When { branches: vec![(ll.enter, set(true)), (ll.leave, set(false))] };
+                let start = vec![exprs::simple(target.clone(), ll.initial)];
+                let branches = vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
+                let kind = EquationKind::When { branches };
                 let mut item = Item::new(exprs::equation(kind));
                 item.comment = Some(format!(
                     "{} on left limits (guard fixpoint of `{}`): enters from the replicates of `not {mode_name}`, leaves from those of `{mode_name}`",
@@ -213,7 +215,6 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
                     crate::syntax::printer::equation_to_string(eq, 0).trim_end().trim_end_matches(';')
                 ));
                 modes.push(item);
-                out.initial.push(Item::new(exprs::simple(target, ll.initial)));
                 unfixed.push(mode_name.clone());
                 switches.push(restart::Switch { mode: m, guard: g.clone() });
             }

@@ -5,8 +5,9 @@
 //! itself, when the mode is entered by a guard of a mode equation (rewritten on left
 //! limits) whose crossing surface is e: the WaterTank enters `bh` exactly when
 //! `x - xmax` crosses 0.
-//! Every other entry (the engaging clutch: `w1 - w2 = 0` needs an impulse, paper 000
-//! §5) is reported: the output simulates but keeps the pre-switch values.
+//! Each way into the region is checked on its own (see [`warnings`]). Every entry that
+//! does not make them true (the engaging clutch: `w1 - w2 = 0` needs an impulse, paper
+//! 000 §5) is reported: the output simulates but keeps the pre-switch values.
 
 use super::exprs;
 use super::plan::Plan;
@@ -25,13 +26,25 @@ pub(crate) struct Switch {
     pub guard: Expr,
 }
 
-/// One warning per consistency equation e^(j) (j < c in a region of modes) that
-/// entering the region does not make true. It is made true (a) when j = 0, c = 1 and a
-/// switch enters the region on a guard whose crossing surface is e, or (b) when e^(j)
-/// held just before in every mode the region can be entered from (the same equation
-/// there, differentiated more than j times or j = 0): the state replicates restart
-/// from the values before the switch, so what held still holds.
+/// One warning per consistency equation e^(j) (j < c in a region of modes) that some
+/// entry into the region does not make true. The entries considered:
+///
+/// - a **switch** (a mode variable rewritten on left limits) flips alone: its guard
+///   crosses while every other mode variable keeps its value (two guards crossing at the
+///   same instant is not generic, and is not considered);
+/// - any change of the other mode variables (atoms, time events, when-defined modes),
+///   together, from any valid mode outside the region.
+///
+/// An entry from the modes P into the part E of the region makes e^(j) true (a) when
+/// j = 0, c = 1 and it is a switch whose crossing surface, computed in P, is e in E, or
+/// (b) when e^(j) held just before in every mode of P (the same equation there,
+/// differentiated more than j times, or j = 0): the state replicates restart from the
+/// values before the switch, so what held still holds.
 pub(crate) fn warnings(plan: &Plan, switches: &[Switch]) -> Vec<String> {
+    let space = &plan.cdg.space;
+    let switch_var = |s: &Switch| space.mode_vars[s.mode.index()];
+    let others: Vec<_> =
+        space.mode_vars.iter().copied().filter(|v| !switches.iter().any(|s| switch_var(s) == *v)).collect();
     let mut out = Vec::new();
     for e in plan.mdae.eq_ids() {
         for (c, modes) in &plan.cdg.offsets[e.index()] {
@@ -39,36 +52,57 @@ pub(crate) fn warnings(plan: &Plan, switches: &[Switch]) -> Vec<String> {
             if *c == 0 || region.is_false() || region == plan.care {
                 continue;
             }
-            let eq = plan.mdae.eq(e);
-            let (l, r) = sides_under(plan, &eq.body, &region);
-            let here = (expr_to_string(&l), expr_to_string(&r));
+            // The entries into `region`: (changed variables, the values they have before
+            // and after, the switch that changes them).
+            let mut entries: Vec<(Vec<_>, Bdd, Bdd, Option<&Switch>)> = Vec::new();
+            for s in switches {
+                let v = switch_var(s);
+                let on = space.set.mk_var(v);
+                entries.push((vec![v], on.not(), on.clone(), Some(s)));
+                entries.push((vec![v], on.clone(), on.not(), Some(s)));
+            }
+            if !others.is_empty() {
+                entries.push((others.clone(), space.set.mk_true(), space.set.mk_true(), None));
+            }
             for j in 0..*c {
-                let by_switch = j == 0 && switches.iter().any(|s| guaranteed(plan, e, &region, s));
-                let held_before = plan.cdg.offsets[e.index()].iter().all(|(c2, m2)| {
-                    let before = m2.and(&plan.care).and(&region.not());
-                    if before.is_false() {
-                        return true;
+                let failed = entries.iter().find_map(|(vars, before, after, switch)| {
+                    let target = region.and(after);
+                    let from = plan.care.and(&region.not()).and(before).and(&target.exists(vars));
+                    if from.is_false() {
+                        return None;
                     }
-                    let (l2, r2) = sides_under(plan, &eq.body, &before);
-                    (expr_to_string(&l2), expr_to_string(&r2)) == here && (*c2 > j || j == 0)
+                    let entered = target.and(&from.exists(vars));
+                    let by_switch = j == 0 && switch.is_some_and(|s| guaranteed(plan, e, &entered, s));
+                    (!by_switch && !held_before(plan, e, j, &from, &entered)).then_some(entered)
                 });
-                if by_switch || held_before {
-                    continue;
-                }
+                let Some(entered) = failed else { continue };
+                let eq = plan.mdae.eq(e);
+                let (l, r) = sides_under(plan, &eq.body, &entered);
                 let name = format!("{}{}", eq.id, "'".repeat(j as usize));
                 let what = if j == 0 {
-                    format!("`{} = {}`", here.0, here.1)
+                    format!("`{} = {}`", expr_to_string(&l), expr_to_string(&r))
                 } else {
-                    format!("the {} derivative of `{} = {}`", ordinal(j), here.0, here.1)
+                    format!("the {} derivative of `{} = {}`", ordinal(j), expr_to_string(&l), expr_to_string(&r))
                 };
                 out.push(format!(
                     "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5): the output simulates but keeps the values from before the switch",
-                    plan.cond_text(&region),
+                    plan.cond_text(&entered),
                 ));
             }
         }
     }
     out
+}
+
+/// Did e^(j), as it reads in `entered`, hold in every mode of `from` just before?
+fn held_before(plan: &Plan, e: EqId, j: u32, from: &Bdd, entered: &Bdd) -> bool {
+    let body = &plan.mdae.eq(e).body;
+    let text = |(l, r): (Expr, Expr)| (expr_to_string(&l), expr_to_string(&r));
+    let here = text(sides_under(plan, body, entered));
+    plan.cdg.offsets[e.index()].iter().all(|(c2, m2)| {
+        let before = m2.and(from);
+        before.is_false() || (text(sides_under(plan, body, &before)) == here && (*c2 > j || j == 0))
+    })
 }
 
 fn ordinal(j: u32) -> String {
