@@ -246,3 +246,22 @@ fn random_models_keep_every_block_in_the_approximate_blt() {
     );
     assert!(transformed >= 1000, "only {transformed} random models transformed");
 }
+
+/// A switch makes a consistency equation true only when its crossing surface is that
+/// equation: entering `b` when `x - 2` crosses 0 leaves `0 = x - 1` false, when `x - 1`
+/// crosses 0 it holds.
+#[test]
+fn a_switch_guarantees_only_its_own_crossing_surface() {
+    let model = |surface: &str| {
+        format!(
+            "model M\n  Real x(start = 0, fixed = true);\n  Real y;\n  Real s;\n  Boolean b(start = false);\nequation\n  der(x) = 1 - y;\n  0 = if b then x - 1 else y;\n  s = if b then y else {surface};\n  b = s >= 0;\nend M;\n"
+        )
+    };
+    let (_, messages) = transform("M.mo", &model("x - 2")).unwrap();
+    assert!(
+        messages.iter().any(|m| m.contains("restart not guaranteed: entering `b`") && m.contains("`0 = x - 1`")),
+        "{messages:?}"
+    );
+    let (_, messages) = transform("M.mo", &model("x - 1")).unwrap();
+    assert!(messages.is_empty(), "{messages:?}");
+}
