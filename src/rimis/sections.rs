@@ -14,12 +14,20 @@ use crate::syntax::ast::{BinOp, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
 use biodivine_lib_bdd::Bdd;
 
-/// π_q: partial evaluation of an expression's if-conditions under the modes `q`.
+/// π_q: partial evaluation of an expression's if-conditions under the modes `q` and, for a
+/// nested condition, the enclosing ones (`if p then (if p or r then a else b) else c` is
+/// `if p then a else c` whatever q).
 pub(crate) fn partial(plan: &Plan, e: &Expr, q: &Bdd) -> Expr {
     let q = q.and(&plan.care);
-    symbolic::partial_eval(e, &mut |c: &Expr| {
-        let Some(cond) = plan.mdae.conditions.get(&expr_to_string(c)) else { return Decision::Keep(c.clone()) };
-        let c = plan.cdg.space.cond(cond);
+    let known = |c: &Expr| plan.mdae.conditions.get(&expr_to_string(c)).map(|cond| plan.cdg.space.cond(cond));
+    symbolic::partial_eval_in(e, &mut |path, c: &Expr| {
+        let Some(c) = known(c) else { return Decision::Keep(c.clone()) };
+        // q and the enclosing conditions that are mode conditions (the others are left out:
+        // a weaker assumption, never a wrong verdict).
+        let q = path.iter().fold(q.clone(), |acc, (p, side)| match known(p) {
+            Some(p) => acc.and(&if *side { p } else { p.not() }),
+            None => acc,
+        });
         if q.and(&c.not()).is_false() {
             Decision::True
         } else if q.and(&c).is_false() {
