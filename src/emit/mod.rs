@@ -7,7 +7,7 @@
 //! `function 'WaterTank.inputFlow'`). Deterministic: a pure function of the model.
 
 use crate::rimis::{Item, RimisModel};
-use crate::syntax::ast::{ClassBody, Ident, text};
+use crate::syntax::ast::{ClassBody, Ident, Text, text};
 use crate::syntax::printer::{class_to_string, element_to_string, equation_to_string, part_to_string};
 use crate::syntax::visit::{self, Visitor};
 use askama::Template;
@@ -33,12 +33,46 @@ struct SectionText {
 }
 
 /// Renames called functions (and the functions themselves) to plain identifiers.
-struct Renamer<'a>(&'a BTreeMap<String, String>);
+/// The nested classes' new names (see `rimis::source`), and those of enumeration types,
+/// whose literals are names `Old.Lit` too.
+struct Renames<'a> {
+    classes: &'a BTreeMap<String, String>,
+    enums: BTreeMap<&'a str, &'a str>,
+}
 
-impl Visitor for Renamer<'_> {
+impl<'a> Renames<'a> {
+    fn of(m: &'a RimisModel) -> Self {
+        let enums = m
+            .classes
+            .iter()
+            .filter(|c| matches!(c.body, ClassBody::Enumeration { .. }))
+            .filter_map(|c| m.renames.get_key_value(c.name.text.as_str()))
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        Renames { classes: &m.renames, enums }
+    }
+}
+
+/// Renames the nested classes where they are used: calls (functions, record
+/// constructors), types, and the literals `Old.Lit` of a renamed enumeration.
+struct Renamer<'a, 'b>(&'b Renames<'a>);
+
+impl Visitor for Renamer<'_, '_> {
     fn call_name(&mut self, f: &mut Ident) {
-        if let Some(n) = self.0.get(f.text.as_str()) {
+        if let Some(n) = self.0.classes.get(f.text.as_str()) {
             f.text = text(n);
+        }
+    }
+
+    fn type_name(&mut self, t: &mut Ident) {
+        self.call_name(t);
+    }
+
+    fn name(&mut self, name: &mut Text) {
+        let full = name.as_str();
+        let hit = full.rsplit_once('.').and_then(|(ty, lit)| self.0.enums.get(ty).map(|n| format!("{n}.{lit}")));
+        if let Some(n) = hit {
+            *name = text(&n);
         }
     }
 }
@@ -51,7 +85,7 @@ fn comment_lines(text: &str, indent: &str) -> String {
 /// `x` with its function calls renamed, printed by `print` (trailing newline dropped).
 fn renamed<T: Clone>(
     x: &T,
-    renames: &BTreeMap<String, String>,
+    renames: &Renames,
     walk: fn(&mut T, &mut dyn Visitor),
     print: impl Fn(&T) -> String,
 ) -> String {
@@ -60,7 +94,7 @@ fn renamed<T: Clone>(
     print(&x).trim_end().to_string()
 }
 
-fn item_text(item: &Item, renames: &BTreeMap<String, String>) -> String {
+fn item_text(item: &Item, renames: &Renames) -> String {
     let body = renamed(&item.equation, renames, visit::walk_equation, |e| equation_to_string(e, 1));
     match &item.comment {
         Some(c) => format!("{}\n{body}", comment_lines(c, "  ")),
@@ -70,14 +104,14 @@ fn item_text(item: &Item, renames: &BTreeMap<String, String>) -> String {
 
 /// The model as Modelica text.
 pub fn emit(m: &RimisModel) -> String {
-    let renames = &m.renames;
+    let renames = &Renames::of(m);
     let classes = m
         .classes
         .iter()
         .map(|c| {
             let mut c = c.clone();
             visit::walk_class(&mut c, &mut Renamer(renames));
-            if let Some(n) = renames.get(c.name.text.as_str()) {
+            if let Some(n) = renames.classes.get(c.name.text.as_str()) {
                 c.name.text = text(n);
                 if let ClassBody::Long(comp) = &mut c.body {
                     comp.end_name.text = text(n);

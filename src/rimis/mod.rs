@@ -105,7 +105,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         ));
     }
     let mut namer = Namer::of(def);
-    let renames = src.function_renames(&mut namer);
+    let renames = src.class_renames(&mut namer);
     let functions = symbolic::Functions::from_ast(def);
     let mut out = RimisModel {
         name: src.class.name.text.as_str().to_string(),

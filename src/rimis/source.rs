@@ -1,6 +1,6 @@
 //! What the transformation keeps from the input: the model class, the classes it needs
-//! (functions, records, types; nested in the output model, functions renamed to plain
-//! identifiers so every tool resolves the calls), its declarations, the equations that
+//! (functions, records, types; nested in the output model, renamed to plain
+//! identifiers so every tool resolves the calls and types), its declarations, the equations that
 //! are not real equations of the mDAE (mode equations, when-equations, asserts), and
 //! its initial and algorithm sections.
 
@@ -91,15 +91,13 @@ impl<'a> Source<'a> {
         self.all.iter().cloned().map(super::Item::new).collect()
     }
 
-    /// New plain names for the functions whose names are dotted or quoted
-    /// (`WaterTank.inputFlow` → `inputFlow`, `'M.f'` → `f`, `A.B.f` → `A_B_f`).
-    pub(crate) fn function_renames(&self, namer: &mut Namer) -> BTreeMap<String, String> {
+    /// New plain names for the nested classes (functions, records, types) whose names are
+    /// dotted or quoted (`WaterTank.inputFlow` → `inputFlow`, `'M.f'` → `f`, `A.B.f` →
+    /// `A_B_f`): a nested class cannot be declared under a dotted name.
+    pub(crate) fn class_renames(&self, namer: &mut Namer) -> BTreeMap<String, String> {
         let model = self.class.name.text.as_str().trim_matches('\'');
         let mut out = BTreeMap::new();
         for c in &self.classes {
-            if !matches!(c.kind, ClassKind::Function | ClassKind::ImpureFunction | ClassKind::PureFunction) {
-                continue;
-            }
             let old = c.name.text.as_str();
             let bare = old.trim_matches('\'');
             let bare = bare.strip_prefix(model).and_then(|r| r.strip_prefix('.')).unwrap_or(bare);

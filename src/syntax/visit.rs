@@ -1,6 +1,7 @@
 //! A mutable walk over a tree: every span (to compare trees modulo spans,
-//! `erase_spans`, and to check that spans nest) and every called function name (the
-//! RIMIS emission renames functions). [`Visitor`] says what to do at each.
+//! `erase_spans`, and to check that spans nest), every called function name and every
+//! class named as a type (the RIMIS emission renames the classes it nests). [`Visitor`]
+//! says what to do at each.
 
 use super::ast::*;
 use super::span::Span;
@@ -13,6 +14,9 @@ pub trait Visitor {
     fn name(&mut self, _name: &mut Text) {}
     /// A declared or referenced identifier part, and a class's name.
     fn ident(&mut self, _ident: &mut Ident) {}
+    /// A class named as a type: a declaration's type, a short class's base, the function
+    /// of a `der(f, x)` class (after [`Visitor::span`] on it).
+    fn type_name(&mut self, _name: &mut Ident) {}
 }
 
 struct SpanFn<'a>(&'a mut dyn FnMut(&mut Span));
@@ -107,6 +111,7 @@ fn class(c: &mut ClassDef, f: F) {
         }
         ClassBody::Short { base, dims, modification, comment: c, .. } => {
             f.span(&mut base.span);
+            f.type_name(base);
             subs(dims, f);
             if let Some(m) = modification {
                 class_mod(m, f);
@@ -119,6 +124,7 @@ fn class(c: &mut ClassDef, f: F) {
         }
         ClassBody::Der { function, vars, comment: c } => {
             f.span(&mut function.span);
+            f.type_name(function);
             vars.iter_mut().for_each(|v| f.span(&mut v.span));
             comment(c, f);
         }
@@ -154,7 +160,10 @@ fn element(e: &mut Element, f: F) {
         Element::Component(c) => {
             f.span(&mut c.span);
             match &mut c.type_spec {
-                TypeSpec::Name(n) => f.span(&mut n.span),
+                TypeSpec::Name(n) => {
+                    f.span(&mut n.span);
+                    f.type_name(n);
+                }
                 TypeSpec::Enumeration { literals, span, .. } => {
                     f.span(span);
                     enum_lits(literals, f);
