@@ -10,16 +10,9 @@
 
 use super::span::Span;
 
-/// Identifier, literal and string text, interned process-wide (`ustr`): an 8-byte
-/// handle that derefs to `&str`; equal texts have equal handles. Flat models repeat
-/// long dotted names and description strings many times, so interning keeps the
-/// tree small (the front end's memory target is < 10x the input size).
-pub type Text = ustr::Ustr;
-
-/// Interns `s`.
-pub fn text(s: &str) -> Text {
-    ustr::ustr(s)
-}
+/// Identifier, literal and string text, interned process-wide: an 8-byte handle
+/// that derefs to `&str`; equal texts have equal handles (see `syntax::intern`).
+pub use super::intern::{Text, text};
 
 /// An identifier or a dotted name exactly as written: `x`, `$i1`, `'a.b'`,
 /// `Modelica.Math.sin`, `.Modelica.Blocks`.
@@ -244,8 +237,10 @@ pub struct ExternalCall {
 pub enum Element {
     Component(Component),
     Class(Box<ClassDef>),
-    Extends(Extends),
-    Import(Import),
+    /// (rare in flat models: boxed, like `Import`, so that [`Element`] is the size of
+    /// a [`Component`])
+    Extends(Box<Extends>),
+    Import(Box<Import>),
     /// A class annotation written among the elements: `annotation(…);`
     Annotation(ClassMod),
 }
@@ -293,12 +288,15 @@ impl Component {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeSpec {
     Name(Ident),
-    /// An inline enumeration type: `input enumeration(A, B) e`.
-    Enumeration {
-        literals: Vec<EnumLiteral>,
-        colon: bool,
-        span: Span,
-    },
+    /// An inline enumeration type: `input enumeration(A, B) e` (rare: boxed).
+    Enumeration(Box<InlineEnumeration>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlineEnumeration {
+    pub literals: Vec<EnumLiteral>,
+    pub colon: bool,
+    pub span: Span,
 }
 
 /// One declared name: `x[3](start = 1) = 2 if c "description" annotation(…)`.

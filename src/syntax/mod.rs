@@ -6,6 +6,7 @@
 pub mod ast;
 pub mod check;
 pub mod error;
+pub mod intern;
 pub mod parser;
 pub mod printer;
 pub mod span;

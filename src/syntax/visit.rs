@@ -155,9 +155,9 @@ fn element(e: &mut Element, f: F) {
             f.span(&mut c.span);
             match &mut c.type_spec {
                 TypeSpec::Name(n) => f.span(&mut n.span),
-                TypeSpec::Enumeration { literals, span, .. } => {
-                    f.span(span);
-                    enum_lits(literals, f);
+                TypeSpec::Enumeration(e) => {
+                    f.span(&mut e.span);
+                    enum_lits(&mut e.literals, f);
                 }
             }
             if let Some(m) = &mut c.type_mod {

@@ -89,7 +89,7 @@ impl<'s> Parser<'s> {
                 let (i, modification) = self.opt_class_mod(i)?;
                 let (i, annotation) = self.opt_annotation(i)?;
                 let span = self.span_from(start, i);
-                return Ok((i, Element::Extends(Extends { name, modification, annotation, span })));
+                return Ok((i, Element::Extends(Box::new(Extends { name, modification, annotation, span }))));
             }
             "import" => return self.import(i, start),
             _ => {}
@@ -114,7 +114,7 @@ impl<'s> Parser<'s> {
             let (i, start) = self.kw(i, "enumeration")?;
             let (i, (literals, colon)) = self.enum_literals(i)?;
             let span = self.span_from(start.start as usize, i);
-            return Ok((i, TypeSpec::Enumeration { literals, colon, span }));
+            return Ok((i, TypeSpec::Enumeration(Box::new(InlineEnumeration { literals, colon, span }))));
         }
         let (i, name) = self.name(i).map_err(|e| match e {
             Err::Error(p) => Err::Failure(PError {
@@ -276,6 +276,6 @@ impl<'s> Parser<'s> {
         };
         let (i, comment) = self.comment(i)?;
         let span = self.span_from(start, i);
-        Ok((i, Element::Import(Import { alias, name, wildcard, list, comment, span })))
+        Ok((i, Element::Import(Box::new(Import { alias, name, wildcard, list, comment, span }))))
     }
 }

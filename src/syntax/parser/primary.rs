@@ -246,6 +246,7 @@ impl<'s> Parser<'s> {
             }
             items.clear();
         }
+        items.shrink_to_fit();
         let span = self.span_from(open.start as usize, i);
         Ok((i, (Expr::new(ExprKind::Tuple(Box::new(items)), span), h + 1)))
     }

@@ -253,7 +253,7 @@ impl Printer {
         self.prefixes(&c.prefixes);
         match &c.type_spec {
             TypeSpec::Name(n) => self.out.push_str(&n.text),
-            TypeSpec::Enumeration { literals, colon, .. } => self.enumeration(literals, *colon),
+            TypeSpec::Enumeration(e) => self.enumeration(&e.literals, e.colon),
         }
         if let Some(m) = &c.type_mod {
             self.class_mod(m);
