@@ -135,7 +135,7 @@ impl<'a> Source<'a> {
         let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == var)?;
         let cm = d.modification.as_ref()?.class_mod.as_ref()?;
         let a = cm.args.iter().find(|a| a.name.text.as_str() == arg)?;
-        a.modification.as_ref()?.value.as_ref().map(|v| &v.expr)
+        a.value.as_ref()
     }
 
     /// The start value of a Boolean variable (false when absent or not a literal).
@@ -154,7 +154,7 @@ impl<'a> Source<'a> {
                     d.modification = without(d.modification.take(), "fixed");
                 }
             }
-            c.declarations = decls.into_boxed_slice();
+            c.declarations = decls.into();
         }
         out
     }
@@ -183,7 +183,7 @@ impl<'a> Source<'a> {
             type_spec: TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
             type_mod: None,
             type_dims: Box::new([]),
-            declarations: Box::new([decl]),
+            declarations: vec![decl].into(),
             span: Span::DUMMY,
         })
     }

@@ -8,6 +8,7 @@
 //! A name without subscripts is an [`ExprKind::Name`]; a reference with subscripts
 //! is an [`ExprKind::Ref`] (the parser always picks the smaller form).
 
+pub use super::small_list::SmallList;
 use super::span::Span;
 
 /// Identifier, literal and string text, interned process-wide: an 8-byte handle
@@ -275,7 +276,8 @@ pub struct Component {
     pub type_mod: Option<Box<ClassMod>>,
     /// Dimensions written on the type: `Real[3] x`.
     pub type_dims: Box<[Subscript]>,
-    pub declarations: Box<[Declaration]>,
+    /// Almost always one (`Real x, y;` is rare in flat models): stored inline then.
+    pub declarations: SmallList<Declaration>,
     pub span: Span,
 }
 
@@ -334,14 +336,47 @@ pub struct ClassMod {
     pub span: Span,
 }
 
+/// One argument of a class modification: `[each] [final] name [(…)] [= value] ["d"]`.
+/// Flat models write `start = 0.1`: the name and the value are stored inline, the rest
+/// of the grammar (rare there) is boxed in `rest`, which is `None` when all of it is
+/// absent (so the argument is 56 bytes, not 112).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModArg {
+    pub name: Ident,
+    /// `= value`, or `:= value` if [`ModArgRest::assign`].
+    pub value: Option<Expr>,
+    pub rest: Option<Box<ModArgRest>>,
+    pub span: Span,
+}
+
+/// The rarely written parts of a [`ModArg`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModArgRest {
     pub each: bool,
     pub is_final: bool,
-    pub name: Ident,
-    pub modification: Option<Modification>,
+    /// `:=` rather than `=` before the value.
+    pub assign: bool,
+    /// A nested class modification: `a(b = 1)`.
+    pub class_mod: Option<ClassMod>,
     pub description: Box<[StringLit]>,
-    pub span: Span,
+}
+
+impl ModArg {
+    pub fn each(&self) -> bool {
+        self.rest.as_ref().is_some_and(|r| r.each)
+    }
+    pub fn is_final(&self) -> bool {
+        self.rest.as_ref().is_some_and(|r| r.is_final)
+    }
+    pub fn assign(&self) -> bool {
+        self.rest.as_ref().is_some_and(|r| r.assign)
+    }
+    pub fn class_mod(&self) -> Option<&ClassMod> {
+        self.rest.as_ref()?.class_mod.as_ref()
+    }
+    pub fn description(&self) -> &[StringLit] {
+        self.rest.as_ref().map_or(&[], |r| &r.description)
+    }
 }
 
 /// A description string (possibly `"a" + "b"`) and an annotation.
@@ -513,7 +548,8 @@ pub struct Call {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FunctionArgs {
     List {
-        positional: Box<[Expr]>,
+        /// One argument (`der(x)`, `sin(t)`) is stored inline.
+        positional: SmallList<Expr>,
         named: Box<[NamedArg]>,
     },
     /// A reduction: `sum(e for i in 1:n)`, `array(e for $i in 1:m)`.

@@ -9,6 +9,7 @@ pub mod error;
 pub mod intern;
 pub mod parser;
 pub mod printer;
+pub mod small_list;
 pub mod span;
 pub mod stack;
 pub mod visit;

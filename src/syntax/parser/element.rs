@@ -104,7 +104,7 @@ impl<'s> Parser<'s> {
         let type_mod = type_mod.map(Box::new);
         let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Box::default()) };
         let (i, declarations) = self.comma_list(i, |i| self.declaration(i))?;
-        let declarations = declarations.into_boxed_slice();
+        let declarations = declarations.into();
         let span = self.span_from(start, i);
         Ok((i, Element::Component(Component { prefixes, type_spec, type_mod, type_dims, declarations, span })))
     }
@@ -231,7 +231,12 @@ impl<'s> Parser<'s> {
         let (i, name) = self.name(i).map_err(cut)?;
         let (i, modification) = self.opt_modification(i)?;
         let (i, description) = self.string_comment(i)?;
-        Ok((i, ModArg { each, is_final, name, modification, description, span: self.span_from(start, i) }))
+        let (class_mod, value) = modification.map_or((None, None), |m| (m.class_mod, m.value));
+        let assign = value.as_ref().is_some_and(|v| v.assign);
+        let rest = (each || is_final || assign || class_mod.is_some() || !description.is_empty())
+            .then(|| Box::new(ModArgRest { each, is_final, assign, class_mod, description }));
+        let value = value.map(|v| v.expr);
+        Ok((i, ModArg { name, value, rest, span: self.span_from(start, i) }))
     }
 
     /// `annotation(…)`

@@ -154,7 +154,7 @@ impl<'s> Parser<'s> {
         let (mut i, _) = self.sym(i, "(")?;
         let (mut positional, mut named, mut h) = (Vec::new(), Vec::new(), 0);
         if let Ok((r, _)) = self.sym(i, ")") {
-            return Ok((r, (FunctionArgs::List { positional: Box::default(), named: Box::default() }, 0)));
+            return Ok((r, (FunctionArgs::List { positional: SmallList::default(), named: Box::default() }, 0)));
         }
         loop {
             if let Some((r, name)) = self.named_arg_start(i)? {
@@ -183,7 +183,7 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, ")")?;
-        let positional = positional.into_boxed_slice();
+        let positional = positional.into();
         Ok((i, (FunctionArgs::List { positional, named: named.into_boxed_slice() }, h)))
     }
 
