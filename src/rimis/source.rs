@@ -171,7 +171,7 @@ impl<'a> Source<'a> {
         let modification = class_mod.map(|cm| Box::new(Modification { class_mod: Some(cm), value: None, span: Span::DUMMY }));
         let ident = Ident { text: text(n), span: Span::DUMMY };
         let decl = Declaration {
-            name: ComponentRef { parts: Box::new([RefPart { ident, subscripts: Box::new([]) }]), span: Span::DUMMY },
+            name: ComponentRef { parts: vec![RefPart { ident, subscripts: Box::new([]) }].into(), span: Span::DUMMY },
             dims: Box::new([]),
             modification,
             condition: None,

@@ -478,7 +478,8 @@ pub enum StatementKind {
 /// Consecutive parts without subscripts are merged into one dotted identifier.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ComponentRef {
-    pub parts: Box<[RefPart]>,
+    /// One part (a declared `x`, a reference `x[i]`) is stored inline.
+    pub parts: SmallList<RefPart>,
     pub span: Span,
 }
 

@@ -28,6 +28,14 @@ impl<T> SmallList<T> {
         SmallList(Repr::One(item))
     }
 
+    /// The item of a one-item list.
+    pub fn into_one(self) -> Option<T> {
+        match self.0 {
+            Repr::One(item) => Some(item),
+            Repr::Many(_) => None,
+        }
+    }
+
     pub fn into_vec(self) -> Vec<T> {
         match self.0 {
             Repr::One(item) => vec![item],
@@ -121,6 +129,7 @@ mod tests {
         let one: SmallList<u64> = vec![7].into();
         assert!(matches!(one.0, Repr::One(7)));
         assert_eq!(one, SmallList::one(7));
+        assert_eq!(one.clone().into_one(), Some(7));
         assert_eq!(one, SmallList::from(vec![7].into_boxed_slice()));
         let two: SmallList<u64> = [1, 2].into_iter().collect();
         assert_eq!(&*two, &[1, 2]);

@@ -56,7 +56,7 @@ impl<'s> Parser<'s> {
             _ => {
                 let (r, (cref, hs)) = self.component_ref_h(i)?;
                 if self.at_sym(r, "(")? && cref.parts.len() == 1 && cref.parts[0].subscripts.is_empty() {
-                    let function = cref.parts.into_iter().next().expect("one part").ident;
+                    let function = cref.parts.into_one().expect("one part").ident;
                     return self.call_rest(r, function);
                 }
                 Ok((r, (cref_expr(cref), hs + 1)))
@@ -102,7 +102,7 @@ impl<'s> Parser<'s> {
             i = r;
         }
         let span = self.span_from(start, i);
-        Ok((i, (ComponentRef { parts: parts.into_boxed_slice(), span }, h)))
+        Ok((i, (ComponentRef { parts: parts.into(), span }, h)))
     }
 
     /// `[s1, s2, …]` where each is `:` or an expression.
