@@ -1,7 +1,8 @@
 //! Elements of a class: component clauses (prefixes, type, declarations with
 //! modifications, bindings, conditions and comments), nested class definitions,
 //! `extends`, `import`, and class annotations; also modifications and comments,
-//! which annotations share.
+//! which annotations share. A modification argument keeps `name = value` inline and
+//! boxes the rest ([`ModArgRest`]) only when something of it is written.
 
 use super::lex::cut;
 use super::{PError, PResult, Parser};
