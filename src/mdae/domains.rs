@@ -83,8 +83,8 @@ pub(super) fn infer(comp: &Composition, names: &Names) -> BTreeMap<String, Vec<D
                         }
                         let args = m.class_mod.iter().flat_map(|cm| cm.args.iter());
                         for a in args.filter(|a| a.name.text.as_str() == "start") {
-                            if let Some(v) = a.modification.as_ref().and_then(|m| m.value.as_ref()) {
-                                starts.insert(name.clone(), &v.expr);
+                            if let Some(v) = &a.value {
+                                starts.insert(name.clone(), v);
                             }
                         }
                     }

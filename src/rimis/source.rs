@@ -133,7 +133,7 @@ impl<'a> Source<'a> {
         let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == var)?;
         let cm = d.modification.as_ref()?.class_mod.as_ref()?;
         let a = cm.args.iter().find(|a| a.name.text.as_str() == arg)?;
-        a.modification.as_ref()?.value.as_ref().map(|v| &v.expr)
+        a.value.as_ref()
     }
 
     /// The start value of a Boolean variable (false when absent or not a literal).
@@ -152,7 +152,7 @@ impl<'a> Source<'a> {
                     d.modification = without(d.modification.take(), "fixed");
                 }
             }
-            c.declarations = decls.into_boxed_slice();
+            c.declarations = decls.into();
         }
         out
     }
@@ -169,7 +169,7 @@ impl<'a> Source<'a> {
         let modification = class_mod.map(|cm| Box::new(Modification { class_mod: Some(cm), value: None, span: Span::DUMMY }));
         let ident = Ident { text: text(n), span: Span::DUMMY };
         let decl = Declaration {
-            name: ComponentRef { parts: Box::new([RefPart { ident, subscripts: Box::new([]) }]), span: Span::DUMMY },
+            name: ComponentRef { parts: vec![RefPart { ident, subscripts: Box::new([]) }].into(), span: Span::DUMMY },
             dims: Box::new([]),
             modification,
             condition: None,
@@ -181,7 +181,7 @@ impl<'a> Source<'a> {
             type_spec: TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
             type_mod: None,
             type_dims: Box::new([]),
-            declarations: Box::new([decl]),
+            declarations: vec![decl].into(),
             span: Span::DUMMY,
         })
     }

@@ -7,19 +7,21 @@
 //! are not nodes: the printer re-inserts them from operator precedence.
 //! A name without subscripts is an [`ExprKind::Name`]; a reference with subscripts
 //! is an [`ExprKind::Ref`] (the parser always picks the smaller form).
+//!
+//! Memory (the front end's target: peak < 10× the input; `benches/parse.rs`): a flat
+//! model is ~10^5 small nodes, so the layout follows what such models write. Lists of
+//! usually one item are [`SmallList`]s (a clause's declarations, a call's positional
+//! arguments, a reference's parts); other lists are exact-length `Box<[T]>`; what is
+//! rare there is boxed ([`Element::Extends`], [`Element::Import`],
+//! [`TypeSpec::Enumeration`], [`ModArgRest`]); text is interned ([`Text`], 8 bytes).
+//! Node sizes are pinned by a test in `tests/parser.rs`.
 
+pub use super::small_list::SmallList;
 use super::span::Span;
 
-/// Identifier, literal and string text, interned process-wide (`ustr`): an 8-byte
-/// handle that derefs to `&str`; equal texts have equal handles. Flat models repeat
-/// long dotted names and description strings many times, so interning keeps the
-/// tree small (the front end's memory target is < 10x the input size).
-pub type Text = ustr::Ustr;
-
-/// Interns `s`.
-pub fn text(s: &str) -> Text {
-    ustr::ustr(s)
-}
+/// Identifier, literal and string text, interned process-wide: an 8-byte handle
+/// that derefs to `&str`; equal texts have equal handles (see `syntax::intern`).
+pub use super::intern::{Text, text};
 
 /// An identifier or a dotted name exactly as written: `x`, `$i1`, `'a.b'`,
 /// `Modelica.Math.sin`, `.Modelica.Blocks`.
@@ -244,8 +246,10 @@ pub struct ExternalCall {
 pub enum Element {
     Component(Component),
     Class(Box<ClassDef>),
-    Extends(Extends),
-    Import(Import),
+    /// (rare in flat models: boxed, like `Import`, so that [`Element`] is the size of
+    /// a [`Component`])
+    Extends(Box<Extends>),
+    Import(Box<Import>),
     /// A class annotation written among the elements: `annotation(…);`
     Annotation(ClassMod),
 }
@@ -280,7 +284,8 @@ pub struct Component {
     pub type_mod: Option<Box<ClassMod>>,
     /// Dimensions written on the type: `Real[3] x`.
     pub type_dims: Box<[Subscript]>,
-    pub declarations: Box<[Declaration]>,
+    /// Almost always one (`Real x, y;` is rare in flat models): stored inline then.
+    pub declarations: SmallList<Declaration>,
     pub span: Span,
 }
 
@@ -293,12 +298,15 @@ impl Component {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeSpec {
     Name(Ident),
-    /// An inline enumeration type: `input enumeration(A, B) e`.
-    Enumeration {
-        literals: Vec<EnumLiteral>,
-        colon: bool,
-        span: Span,
-    },
+    /// An inline enumeration type: `input enumeration(A, B) e` (rare: boxed).
+    Enumeration(Box<InlineEnumeration>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlineEnumeration {
+    pub literals: Vec<EnumLiteral>,
+    pub colon: bool,
+    pub span: Span,
 }
 
 /// One declared name: `x[3](start = 1) = 2 if c "description" annotation(…)`.
@@ -336,14 +344,47 @@ pub struct ClassMod {
     pub span: Span,
 }
 
+/// One argument of a class modification: `[each] [final] name [(…)] [= value] ["d"]`.
+/// Flat models write `start = 0.1`: the name and the value are stored inline, the rest
+/// of the grammar (rare there) is boxed in `rest`, which is `None` when all of it is
+/// absent (so the argument is 56 bytes, not 112).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModArg {
+    pub name: Ident,
+    /// `= value`, or `:= value` if [`ModArgRest::assign`].
+    pub value: Option<Expr>,
+    pub rest: Option<Box<ModArgRest>>,
+    pub span: Span,
+}
+
+/// The rarely written parts of a [`ModArg`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModArgRest {
     pub each: bool,
     pub is_final: bool,
-    pub name: Ident,
-    pub modification: Option<Modification>,
+    /// `:=` rather than `=` before the value.
+    pub assign: bool,
+    /// A nested class modification: `a(b = 1)`.
+    pub class_mod: Option<ClassMod>,
     pub description: Box<[StringLit]>,
-    pub span: Span,
+}
+
+impl ModArg {
+    pub fn each(&self) -> bool {
+        self.rest.as_ref().is_some_and(|r| r.each)
+    }
+    pub fn is_final(&self) -> bool {
+        self.rest.as_ref().is_some_and(|r| r.is_final)
+    }
+    pub fn assign(&self) -> bool {
+        self.rest.as_ref().is_some_and(|r| r.assign)
+    }
+    pub fn class_mod(&self) -> Option<&ClassMod> {
+        self.rest.as_ref()?.class_mod.as_ref()
+    }
+    pub fn description(&self) -> &[StringLit] {
+        self.rest.as_ref().map_or(&[], |r| &r.description)
+    }
 }
 
 /// A description string (possibly `"a" + "b"`) and an annotation.
@@ -445,7 +486,8 @@ pub enum StatementKind {
 /// Consecutive parts without subscripts are merged into one dotted identifier.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ComponentRef {
-    pub parts: Box<[RefPart]>,
+    /// One part (a declared `x`, a reference `x[i]`) is stored inline.
+    pub parts: SmallList<RefPart>,
     pub span: Span,
 }
 
@@ -515,7 +557,8 @@ pub struct Call {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FunctionArgs {
     List {
-        positional: Box<[Expr]>,
+        /// One argument (`der(x)`, `sin(t)`) is stored inline.
+        positional: SmallList<Expr>,
         named: Box<[NamedArg]>,
     },
     /// A reduction: `sum(e for i in 1:n)`, `array(e for $i in 1:m)`.

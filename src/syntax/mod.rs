@@ -6,8 +6,10 @@
 pub mod ast;
 pub mod check;
 pub mod error;
+pub mod intern;
 pub mod parser;
 pub mod printer;
+pub mod small_list;
 pub mod span;
 pub mod stack;
 pub mod visit;

@@ -164,9 +164,9 @@ fn element(e: &mut Element, f: F) {
                     f.span(&mut n.span);
                     f.type_name(n);
                 }
-                TypeSpec::Enumeration { literals, span, .. } => {
-                    f.span(span);
-                    enum_lits(literals, f);
+                TypeSpec::Enumeration(e) => {
+                    f.span(&mut e.span);
+                    enum_lits(&mut e.literals, f);
                 }
             }
             if let Some(m) = &mut c.type_mod {
@@ -225,10 +225,15 @@ fn class_mod(m: &mut ClassMod, f: F) {
     for a in &mut m.args {
         f.span(&mut a.span);
         f.span(&mut a.name.span);
-        if let Some(m) = &mut a.modification {
-            modification(m, f);
+        if let Some(cm) = a.rest.as_mut().and_then(|r| r.class_mod.as_mut()) {
+            class_mod(cm, f);
         }
-        strings(&mut a.description, f);
+        if let Some(v) = &mut a.value {
+            expr(v, f);
+        }
+        if let Some(r) = &mut a.rest {
+            strings(&mut r.description, f);
+        }
     }
 }
 

@@ -102,14 +102,13 @@ fn derivative(arg: &ModArg) -> Option<DerivativeAnnotation> {
     if arg.name.text != "derivative" {
         return None;
     }
-    let m = arg.modification.as_ref()?;
-    let function = match &m.value.as_ref()?.expr.kind {
+    let function = match &arg.value.as_ref()?.kind {
         ExprKind::Name(n) => *n,
         _ => return None,
     };
     let mut d = DerivativeAnnotation { function, order: 1, no_derivative: Vec::new(), zero_derivative: Vec::new() };
-    for a in m.class_mod.iter().flat_map(|cm| cm.args.iter()) {
-        let value = a.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| &v.expr.kind);
+    for a in arg.class_mod().iter().flat_map(|cm| cm.args.iter()) {
+        let value = a.value.as_ref().map(|v| &v.kind);
         match (a.name.text.as_str(), value) {
             ("order", Some(ExprKind::Number(n))) => d.order = n.parse().ok().filter(|k| *k >= 1)?,
             ("noDerivative", Some(ExprKind::Name(n))) => d.no_derivative.push(*n),

@@ -42,6 +42,7 @@ impl<'s> Parser<'s> {
             classes.push(class);
             i = r;
         }
+        classes.shrink_to_fit();
         if classes.is_empty() {
             return Err(Err::Failure(PError::expected(i, "a class definition", false)));
         }
@@ -191,6 +192,7 @@ impl<'s> Parser<'s> {
             parts.push(part);
             i = r;
         }
+        parts.shrink_to_fit();
         let (i, _) = self.expect_kw(i, "end")?;
         let (i, end_name) = self.name(i).map_err(cut)?;
         if end_name.text != name.text {

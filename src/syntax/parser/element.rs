@@ -1,7 +1,8 @@
 //! Elements of a class: component clauses (prefixes, type, declarations with
 //! modifications, bindings, conditions and comments), nested class definitions,
 //! `extends`, `import`, and class annotations; also modifications and comments,
-//! which annotations share.
+//! which annotations share. A modification argument keeps `name = value` inline and
+//! boxes the rest ([`ModArgRest`]) only when something of it is written.
 
 use super::lex::cut;
 use super::{PError, PResult, Parser};
@@ -89,7 +90,7 @@ impl<'s> Parser<'s> {
                 let (i, modification) = self.opt_class_mod(i)?;
                 let (i, annotation) = self.opt_annotation(i)?;
                 let span = self.span_from(start, i);
-                return Ok((i, Element::Extends(Extends { name, modification, annotation, span })));
+                return Ok((i, Element::Extends(Box::new(Extends { name, modification, annotation, span }))));
             }
             "import" => return self.import(i, start),
             _ => {}
@@ -104,7 +105,7 @@ impl<'s> Parser<'s> {
         let type_mod = type_mod.map(Box::new);
         let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Box::default()) };
         let (i, declarations) = self.comma_list(i, |i| self.declaration(i))?;
-        let declarations = declarations.into_boxed_slice();
+        let declarations = declarations.into();
         let span = self.span_from(start, i);
         Ok((i, Element::Component(Component { prefixes, type_spec, type_mod, type_dims, declarations, span })))
     }
@@ -114,7 +115,7 @@ impl<'s> Parser<'s> {
             let (i, start) = self.kw(i, "enumeration")?;
             let (i, (literals, colon)) = self.enum_literals(i)?;
             let span = self.span_from(start.start as usize, i);
-            return Ok((i, TypeSpec::Enumeration { literals, colon, span }));
+            return Ok((i, TypeSpec::Enumeration(Box::new(InlineEnumeration { literals, colon, span }))));
         }
         let (i, name) = self.name(i).map_err(|e| match e {
             Err::Error(p) => Err::Failure(PError {
@@ -231,7 +232,12 @@ impl<'s> Parser<'s> {
         let (i, name) = self.name(i).map_err(cut)?;
         let (i, modification) = self.opt_modification(i)?;
         let (i, description) = self.string_comment(i)?;
-        Ok((i, ModArg { each, is_final, name, modification, description, span: self.span_from(start, i) }))
+        let (class_mod, value) = modification.map_or((None, None), |m| (m.class_mod, m.value));
+        let assign = value.as_ref().is_some_and(|v| v.assign);
+        let rest = (each || is_final || assign || class_mod.is_some() || !description.is_empty())
+            .then(|| Box::new(ModArgRest { each, is_final, assign, class_mod, description }));
+        let value = value.map(|v| v.expr);
+        Ok((i, ModArg { name, value, rest, span: self.span_from(start, i) }))
     }
 
     /// `annotation(…)`
@@ -276,6 +282,6 @@ impl<'s> Parser<'s> {
         };
         let (i, comment) = self.comment(i)?;
         let span = self.span_from(start, i);
-        Ok((i, Element::Import(Import { alias, name, wildcard, list, comment, span })))
+        Ok((i, Element::Import(Box::new(Import { alias, name, wildcard, list, comment, span }))))
     }
 }

@@ -158,7 +158,10 @@ impl<'s> Parser<'s> {
             branches.push((cond, items));
             match self.kw(r, next) {
                 Ok((r, _)) => i = r,
-                Err(_) => return Ok((r, branches)),
+                Err(_) => {
+                    branches.shrink_to_fit();
+                    return Ok((r, branches));
+                }
             }
         }
     }

@@ -56,6 +56,7 @@ impl<'s> Parser<'s> {
                 Err(e) => return Err(e),
             }
         }
+        branches.shrink_to_fit();
         let (i, _) = self.expect_kw(i, "else")?;
         let (i, (else_value, he)) = self.expr_h(i).map_err(cut)?;
         let h = self.check_height(i, h.max(he) + 1)?;

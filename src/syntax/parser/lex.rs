@@ -304,7 +304,8 @@ impl<'s> Parser<'s> {
         self.separated(i, ",", item)
     }
 
-    /// `item {sep item}` (nom's `separated_list1`).
+    /// `item {sep item}` (nom's `separated_list1`), without spare capacity (the list
+    /// is stored in the AST as it is).
     pub(crate) fn separated<T>(
         &self,
         i: &'s str,
@@ -312,7 +313,9 @@ impl<'s> Parser<'s> {
         item: impl FnMut(&'s str) -> PResult<'s, T>,
     ) -> PResult<'s, Vec<T>> {
         use nom::Parser as _;
-        nom::multi::separated_list1(|i| self.sym(i, sep), item).parse(i)
+        let (i, mut list) = nom::multi::separated_list1(|i| self.sym(i, sep), item).parse(i)?;
+        list.shrink_to_fit();
+        Ok((i, list))
     }
 
     /// The input after trivia (to place an error on the next token).

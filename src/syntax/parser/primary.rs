@@ -56,7 +56,7 @@ impl<'s> Parser<'s> {
             _ => {
                 let (r, (cref, hs)) = self.component_ref_h(i)?;
                 if self.at_sym(r, "(")? && cref.parts.len() == 1 && cref.parts[0].subscripts.is_empty() {
-                    let function = cref.parts.into_iter().next().expect("one part").ident;
+                    let function = cref.parts.into_one().expect("one part").ident;
                     return self.call_rest(r, function);
                 }
                 Ok((r, (cref_expr(cref), hs + 1)))
@@ -102,7 +102,7 @@ impl<'s> Parser<'s> {
             i = r;
         }
         let span = self.span_from(start, i);
-        Ok((i, (ComponentRef { parts: parts.into_boxed_slice(), span }, h)))
+        Ok((i, (ComponentRef { parts: parts.into(), span }, h)))
     }
 
     /// `[s1, s2, …]` where each is `:` or an expression.
@@ -154,7 +154,7 @@ impl<'s> Parser<'s> {
         let (mut i, _) = self.sym(i, "(")?;
         let (mut positional, mut named, mut h) = (Vec::new(), Vec::new(), 0);
         if let Ok((r, _)) = self.sym(i, ")") {
-            return Ok((r, (FunctionArgs::List { positional: Box::default(), named: Box::default() }, 0)));
+            return Ok((r, (FunctionArgs::List { positional: SmallList::default(), named: Box::default() }, 0)));
         }
         loop {
             if let Some((r, name)) = self.named_arg_start(i)? {
@@ -183,7 +183,7 @@ impl<'s> Parser<'s> {
             }
         }
         let (i, _) = self.expect_sym(i, ")")?;
-        let positional = positional.into_boxed_slice();
+        let positional = positional.into();
         Ok((i, (FunctionArgs::List { positional, named: named.into_boxed_slice() }, h)))
     }
 
@@ -246,6 +246,7 @@ impl<'s> Parser<'s> {
             }
             items.clear();
         }
+        items.shrink_to_fit();
         let span = self.span_from(open.start as usize, i);
         Ok((i, (Expr::new(ExprKind::Tuple(Box::new(items)), span), h + 1)))
     }

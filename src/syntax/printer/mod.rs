@@ -253,7 +253,7 @@ impl Printer {
         self.prefixes(&c.prefixes);
         match &c.type_spec {
             TypeSpec::Name(n) => self.out.push_str(&n.text),
-            TypeSpec::Enumeration { literals, colon, .. } => self.enumeration(literals, *colon),
+            TypeSpec::Enumeration(e) => self.enumeration(&e.literals, e.colon),
         }
         if let Some(m) = &c.type_mod {
             self.class_mod(m);
@@ -290,17 +290,21 @@ impl Printer {
             if k > 0 {
                 self.out.push_str(", ");
             }
-            if a.each {
+            if a.each() {
                 self.out.push_str("each ");
             }
-            if a.is_final {
+            if a.is_final() {
                 self.out.push_str("final ");
             }
             self.out.push_str(&a.name.text);
-            if let Some(m) = &a.modification {
-                self.modification(m);
+            if let Some(cm) = a.class_mod() {
+                self.class_mod(cm);
             }
-            self.strings(&a.description);
+            if let Some(v) = &a.value {
+                self.out.push_str(if a.assign() { " := " } else { " = " });
+                write_expr(&mut self.out, v, Prec::If);
+            }
+            self.strings(a.description());
         }
         self.out.push(')');
     }
