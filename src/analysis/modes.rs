@@ -77,6 +77,21 @@ impl ModeSpace {
         mdae.invariants.iter().fold(self.mk_true(), |acc, inv| acc.and(&self.cond(&inv.cond)))
     }
 
+    /// χ_M as Modelica text: the conjunction of the invariants, each minimised on its own
+    /// (one sum of products for all of them can be exponential: the building's
+    /// `open_i or not outgoing_i`, i = 1…N, has 2^N products).
+    pub fn invariant_text(&self, mdae: &Mdae) -> String {
+        let mut parts: Vec<Cond> = Vec::new();
+        for inv in &mdae.invariants {
+            let c = self.to_cond(&self.cond(&inv.cond), &self.mk_true());
+            if !parts.contains(&c) {
+                parts.push(c);
+            }
+        }
+        let all = parts.into_iter().fold(Cond::True, Cond::and);
+        all.to_modelica(&|m| self.names[m.index()].clone())
+    }
+
     /// The mode numbered `bits` (bit m = value of mode m) as a BDD.
     pub fn minterm(&self, bits: u64) -> Bdd {
         let lits: Vec<(BddVariable, bool)> =

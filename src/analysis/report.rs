@@ -156,7 +156,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
                 _ => None,
             })
             .collect(),
-        invariant: cdg.space.text(&cdg.valid, &cdg.space.mk_true()),
+        invariant: cdg.space.invariant_text(mdae),
         valid_count: cdg.space.count(&cdg.valid),
     };
     let singular = cdg
@@ -252,7 +252,7 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
             let _ = writeln!(s, "mode atom {} = {}", m.name, expr);
         }
     }
-    let _ = writeln!(s, "invariant: {}", cdg.space.text(&cdg.valid, &cdg.space.mk_true()));
+    let _ = writeln!(s, "invariant: {}", cdg.space.invariant_text(mdae));
     let _ = writeln!(s, "valid modes: {}", cdg.space.count(&cdg.valid));
     if cdg.singular.is_empty() {
         let _ = writeln!(s, "structurally nonsingular in every valid mode");

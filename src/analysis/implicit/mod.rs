@@ -18,6 +18,7 @@
 mod bits;
 mod blocks;
 mod dual;
+mod optimal;
 mod order;
 mod primal;
 mod singular;

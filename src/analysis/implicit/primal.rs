@@ -1,7 +1,6 @@
 //! The primal problem, all modes at once (paper 002 §4.4): X = μ ∧ ν ∧ Υ (perfect
-//! matchings), ω (weight), S (maximum-weight perfect matchings, by the bitwise arg-max
-//! ω_k^max = ∃E.(S_{k+1} ∧ ω_k), S_k = S_{k+1} ∧ (ω_k ⇔ ω_k^max)), T (one of them per
-//! mode: `pick` keeps, for every mode, the least matching in the variable order) and
+//! matchings), S (maximum-weight perfect matchings), T (one of them per mode: for every
+//! mode the least in the variable order, as biodivine's `S.pick(E)` keeps) and
 //! T_e = ∃E.(T ∧ e); `regular` = χ_M ∧ ∃E.X (the complement of the singular modes).
 //!
 //! Decomposition (ours; the paper's §6 asks for a modular approach): every mode's graph is
@@ -10,20 +9,18 @@
 //! matchings of H are the products of perfect matchings of its irreducible blocks, and the
 //! edges between blocks belong to none. Hence X = ∧_b X_b over disjoint edge variables, the
 //! weight is ω = Σ_b ω_b, and for a fixed mode the arg-max of the sum is the product of
-//! the arg-maxes: S = ∧_b S_b, T = ∧_b T_b. Each block is solved on its own edge variables,
-//! so no BDD carries a partial sum across blocks. If H has no perfect matching, no mode
-//! has one.
+//! the arg-maxes: S = ∧_b S_b, T = ∧_b T_b. Each block is solved on its own edge variables.
+//! If H has no perfect matching, no mode has one.
 //!
-//! Known limit (measured by `benches/scale.rs`): when H is one irreducible block, as on the
-//! Westinghouse brake (each valve's two branches close alternating cycles along the whole
-//! train), the intermediate S_k of the bitwise arg-max keep every perfect matching with
-//! its partial weight: 0.7 M nodes at N = 20, 9 M at N = 50, while X (12 k nodes at
-//! N = 20) and the final S (6 k) stay linear. The way out is to avoid sums: select the
-//! MWPMs by complementary slackness (S = X ∧ every matched edge tight under optimal
-//! mode-dependent duals), or a dynamic programme over a path decomposition of H whose
-//! values are normalised at each cut.
+//! Inside a block, X_b is kept as its local constraints (one per row, column and edge) and
+//! [`optimal`] finds T_b by a dynamic programme over the variable order, without the
+//! paper's weight ω and bitwise arg-max. On the Westinghouse brake H is one irreducible
+//! block (each valve's two branches close alternating cycles along the whole train) and
+//! the intermediate S_k of the bitwise arg-max kept every perfect matching with its partial
+//! weight: 9 M nodes and 51 s at N = 50; the programme keeps no BDD wider than a cut (156
+//! nodes at N = 100, `benches/scale.rs`).
 
-use super::bits::BitVec;
+use super::optimal;
 use super::{Encoding, Stats};
 use crate::analysis::dm::fine_blocks;
 use crate::analysis::matching::Graph;
@@ -83,52 +80,41 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
 /// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge.
 fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<Bdd>) {
     let set = enc.set();
-    let vars: Vec<BddVariable> = edges.iter().map(|&k| enc.edges[k].bdd_var).collect();
-    // Rows and columns of the block, each as its edge variables.
+    // Positions in `edges`, by variable.
+    let mut order: Vec<usize> = (0..edges.len()).collect();
+    order.sort_by_key(|&p| enc.edges[edges[p]].bdd_var);
+    let vars: Vec<BddVariable> = order.iter().map(|&p| enc.edges[edges[p]].bdd_var).collect();
+    let mut bucket = vec![set.mk_true(); vars.len()];
+    for (last, c) in constraints(enc, edges) {
+        let at = vars.binary_search(&last).expect("a constraint's last variable is an edge of the block");
+        bucket[at] = bucket[at].and(&c);
+    }
+    let sigma: Vec<Vec<(u32, Bdd)>> =
+        order.iter().map(|&p| enc.edges[edges[p]].sigma.partition(&set.mk_true(), set)).collect();
+    let (exists, steps) = optimal::steps(set, &vars, &bucket, &sigma, stats);
+    let marginals = optimal::marginals(set, &vars, &steps, stats);
+    let mut picked = vec![set.mk_false(); edges.len()];
+    for (&p, t) in order.iter().zip(marginals) {
+        picked[p] = t;
+    }
+    (exists, picked)
+}
+
+/// The constraints of X_b, each with its last variable in the order: exactly one edge per
+/// row and per column of the block (μ, ν), and an edge only in the modes it exists (Υ).
+fn constraints(enc: &Encoding, edges: &[usize]) -> Vec<(BddVariable, Bdd)> {
+    let set = enc.set();
     let mut lines: std::collections::BTreeMap<(bool, usize), Vec<BddVariable>> = Default::default();
     for &k in edges {
         let e = &enc.edges[k];
         lines.entry((false, e.eq)).or_default().push(e.bdd_var);
         lines.entry((true, e.var)).or_default().push(e.bdd_var);
     }
-    // Constraints, conjoined in the order of their first variable (locality).
-    let mut constraints: Vec<(BddVariable, Bdd)> =
-        lines.values().map(|line| (*line.iter().min().expect("a line has an edge"), exactly_one(set, line))).collect();
+    let mut out: Vec<(BddVariable, Bdd)> =
+        lines.values().map(|line| (*line.iter().max().expect("a line has an edge"), exactly_one(set, line))).collect();
     for &k in edges {
         let e = &enc.edges[k];
-        constraints.push((e.bdd_var, set.mk_var(e.bdd_var).imp(&e.active)));
+        out.push((e.bdd_var, set.mk_var(e.bdd_var).imp(&e.active)));
     }
-    constraints.sort_by_key(|(v, _)| *v);
-    let x = constraints.iter().fold(set.mk_true(), |acc, (_, c)| {
-        let x = acc.and(c);
-        stats.see(&x);
-        x
-    });
-    let exists = x.exists(&vars);
-    // ω_b = Σ_e ite(e, σ_e, 0), on enough bits for the largest matching weight of the block.
-    let width = enc.width + (usize::BITS - edges.len().leading_zeros()) as usize;
-    let widen = |b: &BitVec| {
-        let mut bits = b.bits.clone();
-        bits.resize(width, set.mk_false());
-        BitVec { bits }
-    };
-    let mut omega = BitVec::constant(set, width, 0);
-    for &k in edges {
-        let e = &enc.edges[k];
-        omega = BitVec::ite(&set.mk_var(e.bdd_var), &omega.add(&widen(&e.sigma), set), &omega);
-    }
-    stats.see_all(&omega.bits);
-    let mut s = x;
-    for k in (0..width).rev() {
-        if omega.bits[k].is_false() {
-            continue;
-        }
-        let wmax = s.and(&omega.bits[k]).exists(&vars);
-        s = s.and(&omega.bits[k].iff(&wmax));
-        stats.see(&s);
-    }
-    let t = s.pick(&vars);
-    stats.see(&t);
-    let picked = vars.iter().map(|&v| t.and(&set.mk_var(v)).exists(&vars)).collect();
-    (exists, picked)
+    out
 }
