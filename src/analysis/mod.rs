@@ -40,10 +40,11 @@ pub enum AnalysisError {
 }
 
 /// `auto` enumerates modes when there are at most this many valid modes. Measured by
-/// `benches/scale.rs` (explicit / implicit seconds): Westinghouse 256 valid modes
-/// 0.08 / 0.18, 1,024 modes 0.49 / 0.32; compressible building 108 modes 0.03 / 0.11,
-/// 648 modes 0.25 / 0.29, 3,888 modes 2.4 / 0.31.
-pub const AUTO_EXPLICIT_MAX_MODES: u64 = 512;
+/// `benches/scale.rs` (explicit / implicit seconds of the `--check` job): Westinghouse 64
+/// valid modes 0.017 / 0.042, 256 modes 0.097 / 0.053; compressible building 108 modes
+/// 0.059 / 0.134, 648 modes 0.26 / 0.28, 3,888 modes 2.6 / 0.27; incompressible building
+/// 108 modes 0.024 / 0.095, 648 modes 0.20 / 0.17.
+pub const AUTO_EXPLICIT_MAX_MODES: u64 = 128;
 
 /// Runs the analysis with `strategy`.
 pub fn analyse(mdae: &Mdae, strategy: Strategy) -> Result<Cdg, AnalysisError> {

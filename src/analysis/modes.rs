@@ -1,7 +1,8 @@
 //! The BDD layer (biodivine-lib-bdd): [`ModeSpace`] maps each mode variable / atom of the
 //! mDAE to a BDD variable, turns [`Cond`]s into BDDs, evaluates BDDs in a mode, and turns
 //! a set of modes back into a short Modelica condition: an irredundant sum of products
-//! (Minato–Morreale ISOP) using the invalid modes as a don't-care set.
+//! (Minato–Morreale ISOP) using the invalid modes as a don't-care set; χ_M itself is
+//! written as the conjunction of the model's invariants, each minimised on its own.
 
 use crate::mdae::{Cond, Mdae, ModeId, ModeKind};
 use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};

@@ -2,9 +2,11 @@
 //! (biodivine-lib-bdd). Steps, one file each:
 //! - here, the encoding (Table 1): one BDD variable per mode and per edge (equation,
 //!   variable) of the all-modes incidence, χ_E and σ per edge, χ_M;
-//! - [`primal`]: perfect matchings X = μ ∧ ν ∧ Υ, weight ω, bitwise arg-max S, one
-//!   matching per mode T (biodivine's `pick`: for every mode, the witness matching that is
-//!   least in the variable order), T_e, and the regular (nonsingular valid) modes;
+//! - [`primal`]: perfect matchings X = μ ∧ ν ∧ Υ per irreducible block of the union
+//!   graph, one maximum-weight perfect matching per mode T (for every mode the matching
+//!   that is least in the variable order, what biodivine's `S.pick` keeps) found by the
+//!   dynamic programme of [`optimal`] instead of the paper's weight ω and bitwise arg-max,
+//!   T_e, and the regular (nonsingular valid) modes;
 //! - [`dual`]: Pryce's fixpoint with mode-dependent c_i, d_j ([`bits::BitVec`]);
 //! - [`blocks`]: the dependency relation ⇝, its transitive closure restricted to the SCCs
 //!   of the all-modes union graph (Tarjan first), the block instances with their
@@ -84,13 +86,13 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     let (c, d) = dual::solve(&enc, &primal)?;
     stats.see_all(c.iter().chain(&d).flat_map(|v| &v.bits));
     stats.phase("dual");
-    let graph = blocks::build(&enc, &primal, &c, &d, stats);
+    let offsets: Vec<_> = c.iter().map(|ci| ci.partition(&primal.regular, enc.set())).collect();
+    let orders: Vec<_> = d.iter().map(|dj| dj.partition(&primal.regular, enc.set())).collect();
+    stats.phase("partition");
+    let graph = blocks::build(&enc, &primal, (&c, &d), (&offsets, &orders), stats);
     stats.phase("blocks");
     let singular = singular::diagnose(&enc, &primal);
     stats.phase("singular");
-    let offsets = c.iter().map(|ci| ci.partition(&primal.regular, enc.set())).collect();
-    let orders = d.iter().map(|dj| dj.partition(&primal.regular, enc.set())).collect();
-    stats.phase("partition");
     Ok(Cdg {
         valid: enc.valid.clone(),
         regular: primal.regular.clone(),

@@ -134,3 +134,85 @@ pub(super) fn marginals(set: &BddVariableSet, vars: &[BddVariable], steps: &[Bdd
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use biodivine_lib_bdd::BddValuation;
+
+    /// Exactly one of `vars`, by enumeration (small lines only).
+    fn exactly_one(set: &BddVariableSet, vars: &[BddVariable]) -> Bdd {
+        vars.iter().fold(set.mk_false(), |acc, &v| {
+            let only = vars.iter().filter(|&&o| o != v).fold(set.mk_var(v), |t, &o| t.and_not(&set.mk_var(o)));
+            acc.or(&only)
+        })
+    }
+
+    /// On random 3×3 blocks over 2 mode variables (edges present and σ ∈ 0..3 depending on
+    /// a mode literal), T is, in every mode, the least maximum-weight perfect matching in
+    /// the variable order, found by enumerating the 6 permutations.
+    #[test]
+    fn t_is_the_least_maximum_weight_matching_in_every_mode() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..300 {
+            let set = BddVariableSet::new_anonymous(11);
+            let all = set.variables();
+            let (modes, vars) = (&all[..2], &all[2..]);
+            let lit = |r: u64| match r % 5 {
+                0 => set.mk_true(),
+                1 => set.mk_var(modes[0]),
+                2 => set.mk_var(modes[0]).not(),
+                3 => set.mk_var(modes[1]),
+                _ => set.mk_var(modes[1]).not(),
+            };
+            let mut active = Vec::new();
+            let mut sigma: Vec<Vec<(u32, Bdd)>> = Vec::new();
+            for _ in 0..9 {
+                active.push(lit(next(7)));
+                let (w, a, b) = (lit(next(5)), next(3) as u32, next(3) as u32);
+                sigma.push(if a == b { vec![(a, set.mk_true())] } else { vec![(a, w.clone()), (b, w.not())] });
+            }
+            let mut bucket = vec![set.mk_true(); 9];
+            for k in 0..3 {
+                let row: Vec<BddVariable> = (0..3).map(|j| vars[3 * k + j]).collect();
+                let col: Vec<BddVariable> = (0..3).map(|i| vars[3 * i + k]).collect();
+                bucket[6 + k] = bucket[6 + k].and(&exactly_one(&set, &col));
+                bucket[3 * k + 2] = bucket[3 * k + 2].and(&exactly_one(&set, &row));
+            }
+            for (e, a) in active.iter().enumerate() {
+                bucket[e] = bucket[e].and(&set.mk_var(vars[e]).imp(a));
+            }
+            let (exists, steps) = steps(&set, vars, &bucket, &sigma, &mut Stats::default());
+            let marginals = marginals(&set, vars, &steps, &mut Stats::default());
+            for m in 0..4u32 {
+                let mut val = BddValuation::all_false(11);
+                val.set_value(modes[0], m & 1 == 1);
+                val.set_value(modes[1], m & 2 == 2);
+                let weight = |e: usize| sigma[e].iter().find(|(_, b)| b.eval_in(&val)).expect("σ has a value").0;
+                // (−weight, edge bits as chosen in variable order): the least is the expected T.
+                let mut best: Option<(i64, Vec<bool>)> = None;
+                for p in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
+                    let chosen: Vec<usize> = (0..3).map(|i| 3 * i + p[i]).collect();
+                    if chosen.iter().all(|&e| active[e].eval_in(&val)) {
+                        let w: i64 = chosen.iter().map(|&e| i64::from(weight(e))).sum();
+                        let bits: Vec<bool> = (0..9).map(|e| chosen.contains(&e)).collect();
+                        let key = (-w, bits);
+                        if best.as_ref().is_none_or(|b| key < *b) {
+                            best = Some(key);
+                        }
+                    }
+                }
+                assert_eq!(exists.eval_in(&val), best.is_some());
+                let expected = best.map_or(vec![false; 9], |b| b.1);
+                let got: Vec<bool> = marginals.iter().map(|t| t.eval_in(&val)).collect();
+                assert_eq!(got, expected, "mode {m}");
+            }
+        }
+    }
+}

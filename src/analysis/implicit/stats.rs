@@ -1,6 +1,7 @@
 //! Measurements of one implicit run, for the scale benchmark (`benches/scale.rs`): the
 //! wall time of each phase and the peak BDD size, the largest node count of any BDD the
-//! phases keep (X, S, T, T_e, σ, ω, c, d, ⇝ and its closure, block conditions).
+//! phases keep (χ_E, σ, the levels and steps of the primal programme and its messages,
+//! T_e, c, d, ⇝ and its closure, block conditions).
 
 use biodivine_lib_bdd::Bdd;
 use std::time::Instant;
