@@ -2,9 +2,9 @@
 //! template `templates/model.mo` (header comment, warnings, nested functions,
 //! declarations, DECL with what each replicate holds, initial equations, the equation
 //! sections in the order of Figures 13 and 15 with a comment on every block). Items are
-//! printed by the canonical printer, so the output re-parses; functions with dotted or
-//! quoted names are renamed to plain identifiers everywhere (rumoca refuses
-//! `function 'WaterTank.inputFlow'`). Deterministic: a pure function of the model.
+//! printed by the canonical printer, so the output re-parses; nested classes (functions,
+//! records, types) with dotted or quoted names are renamed to plain identifiers
+//! everywhere (rumoca refuses `function 'WaterTank.inputFlow'`). Deterministic: a pure function of the model.
 
 use crate::rimis::{Item, RimisModel};
 use crate::syntax::ast::{ClassBody, Ident, Text, text};
@@ -32,7 +32,6 @@ struct SectionText {
     items: Vec<String>,
 }
 
-/// Renames called functions (and the functions themselves) to plain identifiers.
 /// The nested classes' new names (see `rimis::source`), and those of enumeration types,
 /// whose literals are names `Old.Lit` too.
 struct Renames<'a> {
@@ -82,7 +81,7 @@ fn comment_lines(text: &str, indent: &str) -> String {
     text.lines().map(|l| format!("{indent}// {l}")).collect::<Vec<_>>().join("\n")
 }
 
-/// `x` with its function calls renamed, printed by `print` (trailing newline dropped).
+/// `x` with the nested classes renamed (see [`Renamer`]), printed by `print` (trailing newline dropped).
 fn renamed<T: Clone>(
     x: &T,
     renames: &Renames,
