@@ -16,7 +16,8 @@
 
 use std::borrow::Borrow;
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use rustc_hash::FxBuildHasher;
+use std::hash::{Hash, Hasher};
 use std::ptr::NonNull;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
@@ -53,7 +54,7 @@ const CHUNK_WORDS: usize = 1 << 14;
 
 /// The set of interned strings and the chunk they are stored in.
 struct Table {
-    set: HashSet<Text, BuildHasherDefault<FxHasher>>,
+    set: HashSet<Text, FxBuildHasher>,
     /// The unused end of the current chunk.
     free: *mut u32,
     left: usize,
@@ -107,27 +108,6 @@ impl Table {
 /// A zeroed allocation of `n` words that is never freed.
 fn leak_words(n: usize) -> *mut u32 {
     Box::leak(vec![0u32; n].into_boxed_slice()).as_mut_ptr()
-}
-
-/// The Fx hash (rustc's): fast on short keys such as identifiers.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 impl std::ops::Deref for Text {
