@@ -14,8 +14,8 @@
 mod r#gen;
 
 use mdae_rimis::analysis::{self, Strategy};
-use mdae_rimis::syntax::{self, SourceFile};
-use mdae_rimis::{emit, mdae, rimis};
+use mdae_rimis::syntax::SourceFile;
+use mdae_rimis::{driver, emit, mdae, rimis};
 use std::fmt::Write;
 use std::time::Instant;
 
@@ -65,8 +65,7 @@ fn main() {
 
 /// The whole job, as `mdae-rimis FILE` runs it; returns the output and the number of CDG blocks.
 fn job(file: &SourceFile) -> Result<(String, usize), String> {
-    let def = syntax::parse(&file.text).map_err(|e| format!("{e:?}"))?;
-    syntax::check::refuse_unsupported(&def).map_err(|e| format!("{e:?}"))?;
+    let def = driver::parse_model(file).map_err(|e| e.to_string())?;
     let model = mdae::lower(&def, file).map_err(|e| format!("{e:?}"))?;
     let cdg = analysis::analyse(&model, Strategy::Auto).map_err(|e| format!("{e:?}"))?;
     let out = rimis::transform(&def, &model, &cdg).map_err(|e| format!("{e:?}"))?;

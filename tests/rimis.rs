@@ -68,7 +68,8 @@ fn block_of_lines(out: &str) -> Vec<Option<usize>> {
 /// input unchanged) need only re-parse and be nonsingular: its structure is one mode's.
 fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     let file = SourceFile::new("out.mo", out);
-    let def = syntax::parse(out).map_err(|e| format!("output does not re-parse: {}", e.render(&file)))?;
+    let mut def = syntax::parse(out).map_err(|e| format!("output does not re-parse: {}", e.render(&file)))?;
+    mdae::move_declaration_equations(&mut def);
     let m = mdae::lower(&def, &file).map_err(|e| format!("output does not lower: {}", e.render(&file)))?;
     let lines = block_of_lines(out);
     let block_of = |line: u32| lines.get(line as usize - 1).copied().flatten();

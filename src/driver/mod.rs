@@ -95,9 +95,7 @@ fn strategy(cli: &Cli) -> Strategy {
 /// The main job: parse, lower, analyse, transform, emit. Returns the model text and
 /// the messages for stderr (`file: warning: …`, `file: note: …`).
 pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<String>), DriverError> {
-    let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
-    let def = syntax::parse(&file.text).map_err(rejected)?;
-    syntax::check::refuse_unsupported(&def).map_err(rejected)?;
+    let def = parse_model(file)?;
     let model =
         mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
     let cdg = analysis::analyse(&model, strategy).map_err(DriverError::Analysis)?;
@@ -106,6 +104,16 @@ pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<Strin
     let mut messages: Vec<String> = out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)).collect();
     messages.extend(out.notes.iter().map(|n| format!("{}: note: {n}", file.name)));
     Ok((crate::emit::emit(&out), messages))
+}
+
+/// Parses and checks `file`, then moves the declaration equations of its model into its
+/// equations ([`mdae::move_declaration_equations`]): the form every later stage reads.
+pub fn parse_model(file: &SourceFile) -> Result<syntax::ast::StoredDefinition, DriverError> {
+    let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
+    let mut def = syntax::parse(&file.text).map_err(rejected)?;
+    syntax::check::refuse_unsupported(&def).map_err(rejected)?;
+    mdae::move_declaration_equations(&mut def);
+    Ok(def)
 }
 
 /// Parses and prints the canonical form.
@@ -166,9 +174,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
 
 /// Parses, checks and lowers `file` to an mDAE.
 pub fn lower(file: &SourceFile) -> Result<mdae::Mdae, DriverError> {
-    let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
-    let def = syntax::parse(&file.text).map_err(rejected)?;
-    syntax::check::refuse_unsupported(&def).map_err(rejected)?;
+    let def = parse_model(file)?;
     mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })
 }
 

@@ -12,6 +12,7 @@
 //! `modes`; mode equations, when-equations, initial equations and discrete algorithms are
 //! kept aside (`kept`), never analysed.
 
+mod bindings;
 pub mod cond;
 mod domains;
 mod error;
@@ -19,6 +20,7 @@ mod eval;
 mod incidence;
 pub(crate) mod lower;
 
+pub use bindings::move_declaration_equations;
 pub use cond::Cond;
 pub use error::LowerError;
 pub use lower::lower;
