@@ -59,13 +59,29 @@ pub fn time_derivative(e: &Expr, ctx: &DiffContext) -> Result<Expr, SymError> {
     Ok(simplify(&Diff { ctx, inlined: 0 }.d(e)?))
 }
 
-/// The k-th time derivative of `e` (k = 0: `e` simplified).
+/// The k-th time derivative of `e` (k = 0: `e` simplified), derivatives of expressions
+/// expanded first ([`expand_derivatives`]).
 pub fn differentiate_n(e: &Expr, k: u32, ctx: &DiffContext) -> Result<Expr, SymError> {
-    let mut r = simplify(e);
+    let mut r = simplify(&expand_derivatives(e, ctx)?);
     for _ in 0..k {
         r = time_derivative(&r, ctx)?;
     }
     Ok(r)
+}
+
+/// `e` with every `der(a)` whose argument is not a variable (nor a `der` chain of one)
+/// replaced by δ(a): `der(y * T)` → `der(y) * T + y * der(T)`, `der(time)` → 1. omc prints
+/// such derivatives (`der('tank.y' * 'tank.T')`); the analysis counts them as derivatives
+/// of every variable inside, and REPL, which replaces each leading `der(x)` by its
+/// replicate, must see them as such.
+pub fn expand_derivatives(e: &Expr, ctx: &DiffContext) -> Result<Expr, SymError> {
+    let d = Diff { ctx, inlined: 0 };
+    let mut error = None;
+    let out = d.expand(e, &mut error);
+    match error {
+        Some(err) => Err(err),
+        None => Ok(out),
+    }
 }
 
 struct Diff<'c, 'a> {
@@ -181,6 +197,21 @@ impl Diff<'_, '_> {
     }
 
     /// A name that varies in time, or `der` of such a chain.
+    fn expand(&self, e: &Expr, error: &mut Option<SymError>) -> Expr {
+        if let ExprKind::Call(c) = &e.kind {
+            if let (true, Some([x])) = (c.function.text == "der", positional(c)) {
+                if !self.is_der_chain(x) {
+                    return self.d(x).unwrap_or_else(|err| {
+                        error.get_or_insert(err);
+                        e.clone()
+                    });
+                }
+                return e.clone();
+            }
+        }
+        map_children(e, &mut |c| self.expand(c, error))
+    }
+
     fn is_der_chain(&self, x: &Expr) -> bool {
         match &x.kind {
             ExprKind::Name(n) if n.as_str() == "time" => false,

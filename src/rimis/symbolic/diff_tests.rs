@@ -52,6 +52,15 @@ fn der_applies_only_to_names() {
     let e = parse_expr("x ^ 3");
     assert_eq!(show(&differentiate_n(&e, 2, &ctx).unwrap()), "6 * x * der(x) * der(x) + 3 * x ^ 2 * der(der(x))");
     assert_eq!(show(&differentiate_n(&e, 0, &ctx).unwrap()), "x ^ 3");
+    // A derivative of an expression (omc prints `der('tank.y' * 'tank.T')`) is expanded
+    // even undifferentiated (k = 0), so REPL sees the leading der(T).
+    let e = parse_expr("a * der(y * T) + der(x) + der(time) + der(p * x)");
+    assert_eq!(
+        show(&differentiate_n(&e, 0, &ctx).unwrap()),
+        "a * (der(y) * T + y * der(T)) + der(x) + 1 + p * der(x)"
+    );
+    assert_eq!(show(&expand_derivatives(&parse_expr("der(der(x) + x)"), &ctx).unwrap()), "der(der(x)) + der(x)");
+    assert!(expand_derivatives(&parse_expr("der(x > 0)"), &ctx).is_err());
 }
 
 #[test]

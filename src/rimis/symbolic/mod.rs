@@ -22,7 +22,7 @@ mod simplify;
 #[cfg(test)]
 mod testutil;
 
-pub use diff::{DiffContext, SymError, differentiate_n, time_derivative};
+pub use diff::{DiffContext, SymError, differentiate_n, expand_derivatives, time_derivative};
 pub use functions::{Body, DerivativeAnnotation, Function, Functions, Param};
 pub use linear::{is_affine_in, unknowns_in};
 pub use partial::{Assumption, Decision, partial_eval, partial_eval_in};
