@@ -128,14 +128,26 @@ fn outputs_of_the_fixtures() {
 }
 
 #[test]
-fn impulsive_mode_changes_carry_the_restart_warning() {
-    for name in ["ClutchBasic", "CupAndBall"] {
-        for sub in ["", "omc-flat"] {
+fn impulsive_mode_changes_get_a_restart_system_or_the_restart_warning() {
+    for sub in ["", "omc-flat"] {
+        let text = |name: &str| {
             let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(sub).join(format!("{name}.mo"));
-            let (out, messages) = transform(name, &std::fs::read_to_string(p).unwrap()).unwrap();
-            assert!(messages.iter().any(|m| m.contains("warning: restart not guaranteed")), "{name}: {messages:?}");
-            assert!(out.contains("// WARNING: restart not guaranteed"), "{name}: no warning in the output");
+            std::fs::read_to_string(p).unwrap()
+        };
+        // The engaging clutch: index 1, so its restart system is built (paper 000 §5.1).
+        let (out, messages) = transform("ClutchBasic", &text("ClutchBasic")).unwrap();
+        assert!(messages.iter().all(|m| !m.contains("warning")), "{messages:?}");
+        assert!(messages.iter().any(|m| m.contains("note: restart computed: entering `g`")), "{messages:?}");
+        for line in ["0 = w1_plus - w2_plus;", "reinit(w1, pre(w1_plus));", "reinit(w2, pre(w2_plus));", "when g then"] {
+            assert!(out.contains(line), "ClutchBasic: no `{line}` in\n{out}");
         }
+        // The cup-and-ball: positions of order 2, no restart system: the warning says why.
+        let (out, messages) = transform("CupAndBall", &text("CupAndBall")).unwrap();
+        assert!(
+            messages.iter().any(|m| m.contains("warning: restart not guaranteed") && m.contains("has order 2")),
+            "CupAndBall: {messages:?}"
+        );
+        assert!(out.contains("// WARNING: restart not guaranteed"), "CupAndBall: no warning in the output");
     }
     // RLDC2Rectifier: each diode enters blocking when its current crosses 0 and passing when
     // its reverse voltage does, which are the consistency equations Z1, Z2 of the new mode;
@@ -249,8 +261,8 @@ fn random_models_keep_every_block_in_the_approximate_blt() {
 }
 
 /// A switch makes a consistency equation true only when its crossing surface is that
-/// equation: entering `b` when `x - 2` crosses 0 leaves `0 = x - 1` false, when `x - 1`
-/// crosses 0 it holds.
+/// equation: entering `b` when `x - 2` crosses 0 leaves `0 = x - 1` false (so a restart
+/// system restores it: x restarts from 1), when `x - 1` crosses 0 it holds.
 #[test]
 fn a_switch_guarantees_only_its_own_crossing_surface() {
     let model = |surface: &str| {
@@ -258,13 +270,15 @@ fn a_switch_guarantees_only_its_own_crossing_surface() {
             "model M\n  Real x(start = 0, fixed = true);\n  Real y;\n  Real s;\n  Boolean b(start = false);\nequation\n  der(x) = 1 - y;\n  0 = if b then x - 1 else y;\n  s = if b then y else {surface};\n  b = s >= 0;\nend M;\n"
         )
     };
-    let (_, messages) = transform("M.mo", &model("x - 2")).unwrap();
+    let (out, messages) = transform("M.mo", &model("x - 2")).unwrap();
     assert!(
-        messages.iter().any(|m| m.contains("restart not guaranteed: entering `b`") && m.contains("`0 = x - 1`")),
+        messages.iter().any(|m| m.contains("note: restart computed: entering `b`") && m.contains("makes e8 true")),
         "{messages:?}"
     );
-    let (_, messages) = transform("M.mo", &model("x - 1")).unwrap();
+    assert!(out.contains("  0 = x_plus - 1;\n") && out.contains("reinit(x, pre(x_plus));"), "{out}");
+    let (out, messages) = transform("M.mo", &model("x - 1")).unwrap();
     assert!(messages.is_empty(), "{messages:?}");
+    assert!(!out.contains("RESTART"), "{out}");
 }
 
 // ------------------------------------------------------------- the corpus

@@ -49,6 +49,12 @@ pub(crate) fn simple(lhs: Expr, rhs: Expr) -> Equation {
     equation(EquationKind::Simple { lhs, rhs })
 }
 
+/// `reinit(target, value);`
+pub(crate) fn reinit(target: Expr, value: Expr) -> Equation {
+    let ExprKind::Call(c) = call("reinit", vec![target, value]).kind else { unreachable!("built as a call") };
+    equation(EquationKind::Call(c))
+}
+
 /// The name and derivative order of `v`, `der(v)`, `der(der(v))`…; `None` otherwise.
 pub(crate) fn occurrence(e: &Expr) -> Option<(&str, u32)> {
     match &e.kind {

@@ -14,6 +14,7 @@ mod guards;
 pub(crate) mod names;
 mod plan;
 mod restart;
+mod restart_system;
 mod sections;
 mod source;
 pub mod symbolic;
@@ -230,7 +231,11 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     let reinit = sections::reinit(&mut plan);
     let mut multi = sources;
     multi.extend(sections::pending_muxes(&mut plan));
-    out.warnings.extend(restart::warnings(&plan, &switches));
+    let unguaranteed = restart::unguaranteed(&plan, &switches);
+    let restarts = restart_system::build(&mut plan, &unguaranteed, &ctx)?;
+    out.warnings.extend(restarts.warnings);
+    out.notes.extend(restarts.notes.iter().cloned());
+    out.header.extend(restarts.notes);
 
     // Declarations: the input's, then DECL/INIT.
     let states = sections::init_states(&mut plan);
@@ -240,6 +245,10 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         }
     }
     out.elements = src.elements_without_fixed(&unfixed);
+    if let Some(step) = &restarts.step {
+        let doc = "step of the restart systems at impulsive mode changes (s; paper 000 §6.1.2)";
+        out.elements.push(source::real_parameter(step, restart_system::STEP, doc));
+    }
     for (n, what, _) in &plan.declared {
         let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.clone());
         out.replicates.push((src.replicate_decl(n, init.as_deref()), what.clone()));
@@ -250,6 +259,8 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         ("MULTI: multiplexers", multi),
         ("REPL: the blocks of the CDG, each under its condition", repl),
         ("REINIT: a state replicate starts from the source's value when its mode is entered", reinit),
+        ("RESTART: restart systems at impulsive mode changes (paper 000 §5.1)", restarts.equations),
+        ("RESTART: reinitialisation", restarts.reinit),
     ] {
         if !items.is_empty() {
             out.sections.push(Section { title: title.into(), items });

@@ -26,8 +26,17 @@ pub(crate) struct Switch {
     pub guard: Expr,
 }
 
-/// One warning per consistency equation e^(j) (j < c in a region of modes) that some
-/// entry into the region does not make true. The entries considered:
+/// A consistency equation e^(j) that an entry into the modes `entered` does not make true.
+pub(crate) struct Unguaranteed {
+    pub eq: EqId,
+    pub j: u32,
+    pub entered: Bdd,
+    /// The warning, if nothing restores it (`restart_system` may).
+    pub message: String,
+}
+
+/// Every consistency equation e^(j) (j < c in a region of modes) that some entry into
+/// the region does not make true. The entries considered:
 ///
 /// - a **switch** (a mode variable rewritten on left limits) flips alone: its guard
 ///   crosses while every other mode variable keeps its value (two guards crossing at the
@@ -40,7 +49,7 @@ pub(crate) struct Switch {
 /// (b) when e^(j) held just before in every mode of P (the same equation there,
 /// differentiated more than j times, or j = 0): the state replicates restart from the
 /// values before the switch, so what held still holds.
-pub(crate) fn warnings(plan: &Plan, switches: &[Switch]) -> Vec<String> {
+pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed> {
     let space = &plan.cdg.space;
     let switch_var = |s: &Switch| space.mode_vars[s.mode.index()];
     let others: Vec<_> =
@@ -84,10 +93,11 @@ pub(crate) fn warnings(plan: &Plan, switches: &[Switch]) -> Vec<String> {
                 } else {
                     format!("the {} derivative of `{} = {}`", ordinal(j), expr_to_string(&l), expr_to_string(&r))
                 };
-                out.push(format!(
+                let message = format!(
                     "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5): the output simulates but keeps the values from before the switch",
                     plan.cond_text(&entered),
-                ));
+                );
+                out.push(Unguaranteed { eq: e, j, entered, message });
             }
         }
     }

@@ -123,7 +123,7 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
 /// Is `e` affine in the written variables with coefficients free of every real
 /// unknown (so that solving it for them never divides by a value that may vanish
 /// outside the block's modes)? Terms without written variables may be anything.
-fn constant_coefficients(e: &Expr, written: &dyn Fn(&Expr) -> bool, real: &dyn Fn(&Expr) -> bool) -> bool {
+pub(crate) fn constant_coefficients(e: &Expr, written: &dyn Fn(&Expr) -> bool, real: &dyn Fn(&Expr) -> bool) -> bool {
     let mentions = |x: &Expr, p: &dyn Fn(&Expr) -> bool| {
         let mut found = false;
         exprs::for_each(x, &mut |y| found |= p(y));
@@ -162,7 +162,7 @@ fn is_real(plan: &Plan, x: &Expr) -> bool {
 
 /// For each equation of a block, the index of a written variable it contains, all
 /// distinct (a perfect matching of the block, by augmenting paths).
-fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
+pub(crate) fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
     let contains = |e: usize, w: usize| {
         let text = expr_to_string(&written[w]);
         let mut found = false;
@@ -294,9 +294,7 @@ pub(crate) fn reinit(plan: &mut Plan) -> Vec<Item> {
             for i in 0..k {
                 let target = plan.written(b, u, i);
                 let source = plan.source(u, i);
-                let call_eq = exprs::call("reinit", vec![target, call("pre", vec![source])]);
-                let ExprKind::Call(c) = call_eq.kind else { unreachable!("built as a call") };
-                body.push(exprs::equation(EquationKind::Call(c)));
+                body.push(exprs::reinit(target, call("pre", vec![source])));
             }
             if body.is_empty() {
                 continue;

@@ -205,3 +205,17 @@ fn cref_text(r: &ComponentRef) -> String {
     s
 }
 
+
+/// `parameter Real name = value "doc";`, a declaration the output adds.
+pub(crate) fn real_parameter(name: &str, value: &str, doc: &str) -> Element {
+    let text = format!("model M\n  parameter Real {name} = {value} \"{doc}\";\nend M;\n");
+    let def = crate::syntax::parse(&text).expect("a generated declaration parses");
+    let Some(ClassBody::Long(comp)) = def.classes.into_iter().next().map(|c| c.body) else { unreachable!("a long class") };
+    comp.parts
+        .into_iter()
+        .find_map(|p| match p {
+            ClassPart::Elements { mut elements, .. } => elements.pop(),
+            _ => None,
+        })
+        .expect("one element")
+}
