@@ -26,11 +26,11 @@
 //! from the value computed just before it, from the left limits. ClutchBasic: w1⁺ = w2⁺ =
 //! (j1·w1⁻ + j2·w2⁻)/(j1 + j2) + O(δ).
 
-use super::exprs::{self, binary, call, name, number, simple};
+use super::exprs::{self, binary, call, name, simple};
 use super::names::Namer;
 use super::plan::{Plan, Role};
 use super::restart::Unguaranteed;
-use super::sections::{constant_coefficients, match_block, sides_under};
+use super::sections::{constant_coefficients, guarded, sides_under};
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
 use crate::analysis::dm;
@@ -241,12 +241,8 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
     let items = if affine {
         rows.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect()
     } else {
-        let matched = match_block(&rows, &written);
-        let then: Vec<_> = rows.into_iter().map(|(l, r)| simple(l, r)).collect();
-        let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), number("0"))).collect();
         let from = plan.care.and(&region.not());
-        let kind = EquationKind::If { branches: vec![(plan.cond_expr(&from), then)], else_branch: Some(els) };
-        vec![Item::new(exprs::equation(kind))]
+        vec![Item::new(guarded(plan.cond_expr(&from), rows, &written))]
     };
     let states = (0..d.len()).filter(|&u| d[u] == 1).map(|u| (mdae.vars[u].name.clone(), names[u].clone())).collect();
     Ok(Ok(System { items, guarded: !affine, states }))

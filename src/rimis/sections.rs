@@ -10,7 +10,7 @@ use super::symbolic::{self, Decision, DiffContext};
 use super::{Item, RimisError};
 use crate::analysis::report::block_label;
 use crate::mdae::{Body, VarId};
-use crate::syntax::ast::{BinOp, EquationKind, Expr, ExprKind};
+use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
 use biodivine_lib_bdd::Bdd;
 
@@ -111,13 +111,19 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
         return Ok(items);
     }
     // §4.7: outside its modes a nonlinear block assigns its matched variables a default.
-    let matched = match_block(&out, &written);
-    let then: Vec<_> = out.into_iter().map(|(l, r)| simple(l, r)).collect();
-    let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), number("0"))).collect();
-    let kind = EquationKind::If { branches: vec![(plan.cond_expr(&cond), then)], else_branch: Some(els) };
-    let mut item = Item::new(exprs::equation(kind));
+    let mut item = Item::new(guarded(plan.cond_expr(&cond), out, &written));
     item.comment = Some(format!("{label} (nonlinear: trivial outside its modes, paper 000 §4.7)"));
     Ok(vec![item])
+}
+
+/// `if cond then eqs else w = 0 …`: the equations where `cond` holds, and outside it each
+/// written variable, matched to an equation, set to 0 (§4.7), so the tool's single-mode
+/// analysis solves the same variables with the same equations in both branches.
+pub(crate) fn guarded(cond: Expr, eqs: Vec<(Expr, Expr)>, written: &[Expr]) -> Equation {
+    let matched = match_block(&eqs, written);
+    let then: Vec<_> = eqs.into_iter().map(|(l, r)| simple(l, r)).collect();
+    let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), number("0"))).collect();
+    exprs::equation(EquationKind::If { branches: vec![(cond, then)], else_branch: Some(els) })
 }
 
 /// Is `e` affine in the written variables with coefficients free of every real
@@ -162,7 +168,7 @@ fn is_real(plan: &Plan, x: &Expr) -> bool {
 
 /// For each equation of a block, the index of a written variable it contains, all
 /// distinct (a perfect matching of the block, by augmenting paths).
-pub(crate) fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
+fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
     let contains = |e: usize, w: usize| {
         let text = expr_to_string(&written[w]);
         let mut found = false;
