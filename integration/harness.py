@@ -2,7 +2,7 @@
 """Simulation harness: run one Modelica model in a simulator and describe the run as JSON.
 
     python integration/harness.py MODEL.mo MODEL_NAME STOP_TIME [--at T ...] [--dt DT]
-                                  [--simulator rumoca|omc] [--trajectory]
+                                  [--simulator rumoca|omc] [--trajectory] [--no-bracket] [--rtol R] [--atol A]
 
 Importable: ``simulate(path, model, stop_time, output_times, simulator="rumoca", ...)`` returns
 the same dict the CLI prints. Standard library only, plus rumoca (imported lazily) for the
@@ -425,10 +425,14 @@ def main(argv=None) -> int:
     ap.add_argument("--trajectory", action="store_true", help="include every sample")
     ap.add_argument("--no-bracket", action="store_true",
                     help="rumoca: do not re-run shorter simulations to bracket the failure time")
+    ap.add_argument("--rtol", type=float, default=None, help="rumoca: solver relative tolerance")
+    ap.add_argument("--atol", type=float, default=None, help="rumoca: solver absolute tolerance")
     args = ap.parse_args(argv)
     opts = {}
     if args.simulator == "rumoca" and args.no_bracket:
         opts["bracket_failure"] = False
+    if args.simulator == "rumoca":
+        opts.update({k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None})
     try:
         rec = simulate(args.file, args.model, args.stop_time, args.at, args.simulator, args.dt,
                        args.trajectory, **opts)
