@@ -237,6 +237,14 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     out.notes.extend(restarts.notes.iter().cloned());
     out.header.extend(restarts.notes);
 
+    let (initial, unchecked) = sections::init_consistency(&mut plan, &ctx)?;
+    out.initial = initial;
+    if !unchecked.is_empty() {
+        out.header.push(format!(
+            "Consistency equations of some modes only, not written as initial equations (the initial mode is known at run time): {}",
+            unchecked.join(" ")
+        ));
+    }
     // Declarations: the input's, then DECL/INIT.
     let states = sections::init_states(&mut plan);
     for (u, role) in plan.roles.iter().enumerate() {

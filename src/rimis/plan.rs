@@ -230,6 +230,20 @@ impl<'a> Plan<'a> {
         name(&n)
     }
 
+    /// The source u^(i) if the output already names it (never declares a new one).
+    pub(crate) fn existing_source(&self, u: VarId, i: u32) -> Option<Expr> {
+        if i == 0 {
+            return Some(name(self.var_name(u)));
+        }
+        if let Some(n) = self.sources.get(&(u, i)) {
+            return Some(name(n));
+        }
+        match self.roles[u.index()] {
+            Role::Untouched { .. } => Some(call("der", vec![self.existing_source(u, i - 1)?])),
+            _ => None,
+        }
+    }
+
     /// How block `b`, which writes u up to its leading order, names u^(i).
     pub(crate) fn written(&mut self, b: usize, u: VarId, i: u32) -> Expr {
         match self.roles[u.index()] {

@@ -331,3 +331,54 @@ pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
     out
 }
 
+
+/// INIT, consistency: in the modes where an equation e has offset c ≥ 1, RIMIS integrates
+/// e^(c) and e … e^(c-1) must hold at the start. Where that is so in every mode, each of
+/// them becomes an initial equation on the source variables (omc's index reduction keeps
+/// them as equations; without them the states of e start from their `start` values, and
+/// `flange_b.phi = flange_a.phi` may be false from t = 0). Conditional ones are not
+/// written (the initial mode is known only at run time): their names are returned.
+pub(crate) fn init_consistency(plan: &mut Plan, ctx: &DiffContext) -> Result<(Vec<Item>, Vec<String>), RimisError> {
+    let mut items = Vec::new();
+    let mut skipped = Vec::new();
+    for e in plan.mdae.eq_ids() {
+        let live: Vec<u32> =
+            plan.cdg.offsets[e.index()].iter().filter(|(_, m)| !m.and(&plan.care).is_false()).map(|x| x.0).collect();
+        let c = live.iter().copied().min().unwrap_or(0);
+        let eq = plan.mdae.eq(e);
+        if c == 0 {
+            if live.iter().any(|&k| k > 0) {
+                skipped.push(eq.id.clone());
+            }
+            continue;
+        }
+        let care = plan.care.clone();
+        let (l, r) = sides_under(plan, &eq.body, &care);
+        for j in 0..c {
+            let diff = |x: &Expr| {
+                symbolic::differentiate_n(x, j, ctx)
+                    .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
+            };
+            let (dl, dr) = (diff(&l)?, diff(&r)?);
+            let mut missing = false;
+            let mut on_sources = |x: &Expr| {
+                rewrite(x, &mut |y| {
+                    let (n, i) = exprs::occurrence(y)?;
+                    let u = *plan.by_name.get(n)?;
+                    let found = plan.existing_source(u, i);
+                    missing |= found.is_none();
+                    found
+                })
+            };
+            let item = simple(symbolic::simplify(&on_sources(&dl)), symbolic::simplify(&on_sources(&dr)));
+            if missing {
+                skipped.push(format!("{}{}", eq.id, "'".repeat(j as usize)));
+                continue;
+            }
+            let mut item = Item::new(item);
+            item.comment = Some(format!("consistency: {}{} holds at the start", eq.id, "'".repeat(j as usize)));
+            items.push(item);
+        }
+    }
+    Ok((items, skipped))
+}
