@@ -245,9 +245,11 @@ def near(t: float, events: list[float], window: float) -> bool:
 
 
 def compare(a: dict, b: dict, rtol: float, atol: float) -> dict:
-    """Every variable present in both records (names without quotes) at the common output times."""
-    va = {norm(k): v for k, v in a["values"].items()}
-    vb = {norm(k): v for k, v in b["values"].items()}
+    """Every model variable present in both records (names without quotes) at the common output
+    times. rumoca's internal `$…` entries (e.g. `$state_coordinates[3]`, indexed by its own
+    state order, which differs between the two models) are not model variables: skipped."""
+    va = {norm(k): v for k, v in a["values"].items() if not k.startswith("$")}
+    vb = {norm(k): v for k, v in b["values"].items() if not k.startswith("$")}
     common = sorted(set(va) & set(vb))
     times = a["output_times"]
     window = 1.0001 * a.get("dt", 0.0)
