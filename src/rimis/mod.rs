@@ -237,12 +237,18 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     out.notes.extend(restarts.notes.iter().cloned());
     out.header.extend(restarts.notes);
 
-    let (initial, unchecked) = sections::init_consistency(&mut plan, &ctx)?;
-    out.initial = initial;
-    if !unchecked.is_empty() {
+    let init = sections::init_consistency(&mut plan, &ctx)?;
+    out.initial = init.items;
+    if !init.conditional.is_empty() {
         out.header.push(format!(
             "Consistency equations of some modes only, not written as initial equations (the initial mode is known at run time): {}",
-            unchecked.join(" ")
+            init.conditional.join(" ")
+        ));
+    }
+    if !init.unnamed.is_empty() {
+        out.warnings.push(format!(
+            "consistency equations not written as initial equations (they read a derivative the output does not name): {}; the states they relate start from their start values",
+            init.unnamed.join(" ")
         ));
     }
     // Declarations: the input's, then DECL/INIT.

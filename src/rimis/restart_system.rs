@@ -67,12 +67,11 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
         }
     }
     let mut whens: Vec<(Expr, Vec<crate::syntax::ast::Equation>)> = Vec::new();
+    // One step parameter for every system; declared only if some system is built.
+    let mut step_name: Option<String> = None;
     for region in regions {
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
-        let step = match &out.step {
-            Some(s) => s.clone(),
-            None => plan.namer.fresh("restart_step"),
-        };
+        let step = step_name.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
         match system(plan, region, &step, ctx)? {
             Ok(sys) => {
                 out.step = Some(step.clone());
@@ -146,7 +145,8 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
         }
     }
     // The restart variables: u⁺ for a state, the value at the switch for an algebraic one.
-    let plus: Vec<String> = mdae.var_ids().map(|u| Namer::plain(&mdae.var(u).name) + "_plus").collect();
+    // Fresh before use, so that no name of the model can be taken for one of them.
+    let plus: Vec<String> = mdae.var_ids().map(|u| plan.namer.fresh(&(Namer::plain(&mdae.var(u).name) + "_plus"))).collect();
     let var_of = |n: &str| plan.by_name.get(n).copied();
     let mut rows: Vec<(Expr, Expr)> = Vec::new();
     for e in mdae.eq_ids() {
@@ -168,10 +168,10 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
         let mut bad = None;
         let mut shift = |x: &Expr| {
             exprs::rewrite(x, &mut |y| {
-                if let crate::syntax::ast::ExprKind::Call(f) = &y.kind {
-                    if matches!(f.function.text.as_str(), "pre" | "initial" | "terminal") {
-                        return Some(y.clone());
-                    }
+                if let crate::syntax::ast::ExprKind::Call(f) = &y.kind
+                    && matches!(f.function.text.as_str(), "pre" | "initial" | "terminal")
+                {
+                    return Some(y.clone());
                 }
                 let (n, k) = exprs::occurrence(y)?;
                 let u: VarId = var_of(n)?;
@@ -220,20 +220,11 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
     }
     // Declarations, then the equations, guarded where they are not affine with constant
     // coefficients in the restart variables.
-    let mut names = Vec::new();
     for (u, p) in plus.iter().enumerate() {
-        let fresh = plan.namer.fresh(p);
         let what = if d[u] == 1 { "restart value of" } else { "value at the restart of" };
-        plan.declared.push((fresh.clone(), format!("{what} {} entering {}", mdae.vars[u].name, plan.cond_text(region)), None));
-        names.push(fresh);
+        plan.declared.push((p.clone(), format!("{what} {} entering {}", mdae.vars[u].name, plan.cond_text(region)), None));
     }
-    let rename = |x: &Expr| {
-        exprs::rewrite(x, &mut |y| match &y.kind {
-            crate::syntax::ast::ExprKind::Name(n) => plus.iter().position(|p| p == n.as_str()).map(|j| name(&names[j])),
-            _ => None,
-        })
-    };
-    let rows: Vec<(Expr, Expr)> = rows.iter().map(|(l, r)| (rename(l), rename(r))).collect();
+    let names = plus;
     let written: Vec<Expr> = names.iter().map(|n| name(n)).collect();
     let is_written = |x: &Expr| matches!(&x.kind, crate::syntax::ast::ExprKind::Name(n) if names.iter().any(|m| m == n.as_str()));
     let is_real = |x: &Expr| exprs::occurrence(x).is_some_and(|(n, k)| k > 0 || plan.by_name.contains_key(n) || names.iter().any(|m| m == n));

@@ -336,11 +336,12 @@ pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
 /// e^(c) and e … e^(c-1) must hold at the start. Where that is so in every mode, each of
 /// them becomes an initial equation on the source variables (omc's index reduction keeps
 /// them as equations; without them the states of e start from their `start` values, and
-/// `flange_b.phi = flange_a.phi` may be false from t = 0). Conditional ones are not
-/// written (the initial mode is known only at run time): their names are returned.
-pub(crate) fn init_consistency(plan: &mut Plan, ctx: &DiffContext) -> Result<(Vec<Item>, Vec<String>), RimisError> {
+/// `flange_b.phi = flange_a.phi` may be false from t = 0). Not written, and returned by
+/// name: the conditional ones (the initial mode is known only at run time), and those
+/// reading a derivative the output does not name.
+pub(crate) fn init_consistency(plan: &mut Plan, ctx: &DiffContext) -> Result<InitConsistency, RimisError> {
     let mut items = Vec::new();
-    let mut skipped = Vec::new();
+    let (mut conditional, mut unnamed) = (Vec::new(), Vec::new());
     for e in plan.mdae.eq_ids() {
         let live: Vec<u32> =
             plan.cdg.offsets[e.index()].iter().filter(|(_, m)| !m.and(&plan.care).is_false()).map(|x| x.0).collect();
@@ -348,7 +349,7 @@ pub(crate) fn init_consistency(plan: &mut Plan, ctx: &DiffContext) -> Result<(Ve
         let eq = plan.mdae.eq(e);
         if c == 0 {
             if live.iter().any(|&k| k > 0) {
-                skipped.push(eq.id.clone());
+                conditional.push(eq.id.clone());
             }
             continue;
         }
@@ -372,7 +373,7 @@ pub(crate) fn init_consistency(plan: &mut Plan, ctx: &DiffContext) -> Result<(Ve
             };
             let item = simple(symbolic::simplify(&on_sources(&dl)), symbolic::simplify(&on_sources(&dr)));
             if missing {
-                skipped.push(format!("{}{}", eq.id, "'".repeat(j as usize)));
+                unnamed.push(format!("{}{}", eq.id, "'".repeat(j as usize)));
                 continue;
             }
             let mut item = Item::new(item);
@@ -380,5 +381,12 @@ pub(crate) fn init_consistency(plan: &mut Plan, ctx: &DiffContext) -> Result<(Ve
             items.push(item);
         }
     }
-    Ok((items, skipped))
+    Ok(InitConsistency { items, conditional, unnamed })
+}
+
+/// What [`init_consistency`] writes, and what it leaves out.
+pub(crate) struct InitConsistency {
+    pub items: Vec<Item>,
+    pub conditional: Vec<String>,
+    pub unnamed: Vec<String>,
 }

@@ -196,22 +196,23 @@ impl Diff<'_, '_> {
         })
     }
 
-    /// A name that varies in time, or `der` of such a chain.
+    /// [`expand_derivatives`]: the first error is kept in `error`.
     fn expand(&self, e: &Expr, error: &mut Option<SymError>) -> Expr {
-        if let ExprKind::Call(c) = &e.kind {
-            if let (true, Some([x])) = (c.function.text == "der", positional(c)) {
-                if !self.is_der_chain(x) {
-                    return self.d(x).unwrap_or_else(|err| {
-                        error.get_or_insert(err);
-                        e.clone()
-                    });
-                }
+        if let ExprKind::Call(c) = &e.kind
+            && let (true, Some([x])) = (c.function.text == "der", positional(c))
+        {
+            if self.is_der_chain(x) {
                 return e.clone();
             }
+            return self.d(x).unwrap_or_else(|err| {
+                error.get_or_insert(err);
+                e.clone()
+            });
         }
         map_children(e, &mut |c| self.expand(c, error))
     }
 
+    /// A name that varies in time, or `der` of such a chain.
     fn is_der_chain(&self, x: &Expr) -> bool {
         match &x.kind {
             ExprKind::Name(n) if n.as_str() == "time" => false,
