@@ -21,10 +21,19 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let limit: f64 = args.iter().position(|a| a == "--limit").and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(20.0);
+    let limit: f64 = args
+        .iter()
+        .position(|a| a == "--limit")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20.0);
     let series: [(&str, fn(usize) -> String, &[usize]); 3] = [
         ("Westinghouse", r#gen::westinghouse, &[1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100]),
-        ("building (compressible)", |n| r#gen::building(n, r#gen::Variant::Compressible), &[1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100]),
+        (
+            "building (compressible)",
+            |n| r#gen::building(n, r#gen::Variant::Compressible),
+            &[1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100],
+        ),
         ("building (incompressible)", |n| r#gen::building(n, r#gen::Variant::Incompressible), &[1, 2, 4, 6, 8]), // 2^N blocks (paper 002, Figure 14): N = 10 takes minutes
     ];
     let mut table = String::from(

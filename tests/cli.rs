@@ -64,10 +64,14 @@ fn batch_mode_transforms_every_file_of_a_folder() {
     std::fs::create_dir_all(input.join("sub")).unwrap();
     std::fs::copy(fixture("TwoEquations.mo"), input.join("TwoEquations.mo")).unwrap();
     std::fs::copy(fixture("WaterTank.mo"), input.join("sub/WaterTank.mo")).unwrap();
-    std::fs::write(input.join("bad.mo"), "model M
+    std::fs::write(
+        input.join("bad.mo"),
+        "model M
   Real x(;
 end M;
-").unwrap();
+",
+    )
+    .unwrap();
     std::fs::write(input.join("notes.txt"), "not a model").unwrap();
     let out_dir = dir.path().join("out");
     let out = run(&["--out-dir", out_dir.to_str().unwrap(), input.to_str().unwrap()]);

@@ -85,7 +85,8 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     }
     let blt: Vec<BTreeSet<usize>> = structure.blocks.iter().map(|b| b.eqs.iter().map(|e| e.0).collect()).collect();
     for k in 1..=n_blocks {
-        let eqs: BTreeSet<usize> = (0..m.equations.len()).filter(|&i| block_of(m.equations[i].line) == Some(k)).collect();
+        let eqs: BTreeSet<usize> =
+            (0..m.equations.len()).filter(|&i| block_of(m.equations[i].line) == Some(k)).collect();
         if eqs.is_empty() {
             return Err(format!("no equation emitted for block {k}"));
         }
@@ -138,7 +139,8 @@ fn impulsive_mode_changes_get_a_restart_system_or_the_restart_warning() {
         let (out, messages) = transform("ClutchBasic", &text("ClutchBasic")).unwrap();
         assert!(messages.iter().all(|m| !m.contains("warning")), "{messages:?}");
         assert!(messages.iter().any(|m| m.contains("note: restart computed: entering `g`")), "{messages:?}");
-        for line in ["0 = w1_plus - w2_plus;", "reinit(w1, pre(w1_plus));", "reinit(w2, pre(w2_plus));", "when g then"] {
+        for line in ["0 = w1_plus - w2_plus;", "reinit(w1, pre(w1_plus));", "reinit(w2, pre(w2_plus));", "when g then"]
+        {
             assert!(out.contains(line), "ClutchBasic: no `{line}` in\n{out}");
         }
         // The cup-and-ball: positions of order 2, no restart system: the warning says why.
@@ -163,7 +165,10 @@ fn impulsive_mode_changes_get_a_restart_system_or_the_restart_warning() {
 fn a_model_whose_structure_does_not_depend_on_the_mode_passes_through() {
     let text = "model M\n  Real x(start = 1, fixed = true);\n  Boolean b;\nequation\n  b = x > 0.5;\n  der(x) = if b then -x else -2 * x;\nend M;\n";
     let (out, messages) = transform("M.mo", text).unwrap();
-    assert!(messages.iter().any(|m| m.contains("note: model M: its structure does not depend on the mode")), "{messages:?}");
+    assert!(
+        messages.iter().any(|m| m.contains("note: model M: its structure does not depend on the mode")),
+        "{messages:?}"
+    );
     assert!(out.contains("  der(x) = if b then -x else -2 * x;\n"), "{out}");
     assert!(!out.contains("x_p"), "{out}");
 }
@@ -316,7 +321,9 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
             println!("skipped: corpus folder {} not found", root.join(dir).display());
             return;
         };
-        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "mo")));
+        files.extend(
+            entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "mo")),
+        );
     }
     files.sort();
     let (mut transformed, mut refused, mut unreadable) = (0, BTreeMap::<String, usize>::new(), 0);
@@ -335,9 +342,10 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
                 if transform(&name, &text).map(|r| r.0).ok().as_ref() != Some(&out) {
                     failures.push(format!("{name}: two runs differ"));
                 }
-                let blocks = driver::lower(&SourceFile::new(name.as_str(), text.as_str()))
-                    .map_err(|e| e.to_string())
-                    .and_then(|m| analysis::analyse(&m, Strategy::Auto).map(|c| c.blocks.len()).map_err(|e| e.to_string()));
+                let blocks =
+                    driver::lower(&SourceFile::new(name.as_str(), text.as_str())).map_err(|e| e.to_string()).and_then(
+                        |m| analysis::analyse(&m, Strategy::Auto).map(|c| c.blocks.len()).map_err(|e| e.to_string()),
+                    );
                 rewritten += usize::from(out.contains("// REPL:"));
                 match blocks.and_then(|n| guarantee(&out, n)) {
                     Ok(()) => transformed += 1,

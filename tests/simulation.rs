@@ -30,9 +30,8 @@ fn simulation_harness_and_fixtures() {
         .spawn()
         .expect("runs .venv/bin/python");
     let stderr = child.stderr.take().unwrap();
-    let err_thread = std::thread::spawn(move || {
-        BufReader::new(stderr).lines().map_while(Result::ok).collect::<Vec<_>>()
-    });
+    let err_thread =
+        std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).collect::<Vec<_>>());
     for line in BufReader::new(child.stdout.take().unwrap()).lines().map_while(Result::ok) {
         println!("{line}");
     }

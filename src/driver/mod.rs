@@ -96,8 +96,7 @@ fn strategy(cli: &Cli) -> Strategy {
 /// the messages for stderr (`file: warning: …`, `file: note: …`).
 pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<String>), DriverError> {
     let def = parse_model(file)?;
-    let model =
-        mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
     let cdg = analysis::analyse(&model, strategy).map_err(DriverError::Analysis)?;
     let out = crate::rimis::transform(&def, &model, &cdg)
         .map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;

@@ -119,7 +119,8 @@ pub fn emit(m: &RimisModel) -> String {
             class_to_string(&c, 1).trim_end().to_string()
         })
         .collect();
-    let elements = m.elements.iter().map(|e| renamed(e, renames, visit::walk_element, |e| element_to_string(e, 1))).collect();
+    let elements =
+        m.elements.iter().map(|e| renamed(e, renames, visit::walk_element, |e| element_to_string(e, 1))).collect();
     let replicates =
         m.replicates.iter().map(|(e, what)| (element_to_string(e, 1).trim_end().to_string(), what.clone())).collect();
     let parts = m.kept_parts.iter().map(|p| renamed(p, renames, visit::walk_part, |p| part_to_string(p, 0))).collect();
@@ -135,7 +136,10 @@ pub fn emit(m: &RimisModel) -> String {
         sections: m
             .sections
             .iter()
-            .map(|s| SectionText { title: s.title.clone(), items: s.items.iter().map(|i| item_text(i, renames)).collect() })
+            .map(|s| SectionText {
+                title: s.title.clone(),
+                items: s.items.iter().map(|i| item_text(i, renames)).collect(),
+            })
             .collect(),
     };
     let mut out = t.render().unwrap_or_else(|e| format!("// emission failed: {e}\n"));

@@ -26,8 +26,8 @@ pub use error::LowerError;
 pub use lower::lower;
 
 use crate::syntax::Span;
-use std::collections::{BTreeMap, BTreeSet};
 use crate::syntax::ast::Expr;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Handle of a real unknown in [`Mdae::vars`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

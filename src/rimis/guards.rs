@@ -22,10 +22,10 @@
 
 use super::exprs::{self, binary, name, not, rewrite};
 use super::plan::Plan;
-use crate::mdae::ModeId;
 use super::sections::{partial, sides_under};
-use biodivine_lib_bdd::Bdd;
+use crate::mdae::ModeId;
 use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
+use biodivine_lib_bdd::Bdd;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Names each emitted name depends on instantaneously (states depend on nothing).

@@ -102,7 +102,10 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     if !cdg.singular.is_empty() {
         return Err(RimisError::new(
             src.class.name.span,
-            format!("model {} is structurally singular in some valid mode (run with --check for the diagnosis)", mdae.name),
+            format!(
+                "model {} is structurally singular in some valid mode (run with --check for the diagnosis)",
+                mdae.name
+            ),
         ));
     }
     let mut namer = Namer::of(def);
@@ -122,7 +125,8 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         kept_parts: src.kept_parts.clone(),
     };
     if cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular) {
-        out.notes.push(format!("model {}: its structure does not depend on the mode; equations kept unchanged", mdae.name));
+        out.notes
+            .push(format!("model {}: its structure does not depend on the mode; equations kept unchanged", mdae.name));
         out.header.push("The structure does not depend on the mode: the model is unchanged.".into());
         out.elements = src.elements.clone();
         out.sections.push(Section { title: "equations of the input".into(), items: src.all_equations() });
@@ -207,7 +211,8 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
                 let target = guards::target(&plan, m);
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
                 let start = vec![exprs::simple(target.clone(), ll.initial)];
-                let branches = vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
+                let branches =
+                    vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
                 let kind = EquationKind::When { branches };
                 let mut item = Item::new(exprs::equation(kind));
                 item.comment = Some(format!(

@@ -102,7 +102,8 @@ impl<'a> Plan<'a> {
         }
         let roles = (0..mdae.vars.len())
             .map(|v| {
-                let orders: Vec<u32> = cdg.orders[v].iter().filter(|(_, m)| !m.and(&care).is_false()).map(|x| x.0).collect();
+                let orders: Vec<u32> =
+                    cdg.orders[v].iter().filter(|(_, m)| !m.and(&care).is_false()).map(|x| x.0).collect();
                 match (orders.as_slice(), writers[v].len()) {
                     ([d], 1) => Role::Untouched { d: *d },
                     ([d], _) => Role::Shared { d: *d },
@@ -223,7 +224,8 @@ impl<'a> Plan<'a> {
         if self.roles[u.index()] == Role::Varying {
             // Defined by a multiplexer over every writer that integrates into u^(i).
             let branches = self.def(u, i, &self.care.clone()).into_iter().map(|(c, _)| c).collect::<Vec<_>>();
-            let branches = branches.into_iter().map(|b| (self.cond(self.block_cond[b]).clone(), self.written(b, u, i))).collect();
+            let branches =
+                branches.into_iter().map(|b| (self.cond(self.block_cond[b]).clone(), self.written(b, u, i))).collect();
             let comment = format!("{} by mode", primed(self.var_name(u), i));
             self.muxes.push(Mux { target: n.clone(), comment, branches, care: self.care.clone() });
         }
@@ -285,7 +287,8 @@ impl<'a> Plan<'a> {
         }
         let n = self.replica(u, i, c);
         if self.muxed.insert(n.clone(), ()).is_none() {
-            let branches = def.iter().map(|&(b, _)| (self.cond(self.block_cond[b]).clone(), self.written(b, u, i))).collect();
+            let branches =
+                def.iter().map(|&(b, _)| (self.cond(self.block_cond[b]).clone(), self.written(b, u, i))).collect();
             let comment = format!("{} if {}", primed(self.var_name(u), i), self.cond_text(&cond));
             self.muxes.push(Mux { target: n.clone(), comment, branches, care: cond });
         }
@@ -296,8 +299,7 @@ impl<'a> Plan<'a> {
     /// condition is the default; each condition is written shortest given the
     /// branches before it (Figure 15: `if bh then x_p_6 else if bl then x_p_4 else x_p_7`).
     pub(crate) fn case(&self, branches: &[(Bdd, Expr)], care: &Bdd) -> Expr {
-        let mut sorted: Vec<(usize, &(Bdd, Expr))> =
-            branches.iter().map(|b| (self.cond_text(&b.0).len(), b)).collect();
+        let mut sorted: Vec<(usize, &(Bdd, Expr))> = branches.iter().map(|b| (self.cond_text(&b.0).len(), b)).collect();
         sorted.sort_by_key(|x| x.0);
         let Some(((_, last), rest)) = sorted.split_last() else { return number("0") };
         let mut care = care.and(&self.care);

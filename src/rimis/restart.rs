@@ -10,8 +10,8 @@
 //! 000 §5) is reported: the output simulates but keeps the pre-switch values.
 
 use super::exprs;
-use super::plan::Plan;
 use super::guards::resolve;
+use super::plan::Plan;
 use super::sections::sides_under;
 use super::symbolic;
 use crate::mdae::{EqId, ModeId};
@@ -201,7 +201,9 @@ fn affine(e: &Expr) -> Option<Affine> {
 
 /// a = k·b for some k ≠ 0 (terms with zero coefficients ignored), a not constant.
 fn proportional(a: &Affine, b: &Affine) -> bool {
-    let nz = |m: &BTreeMap<String, f64>| m.iter().filter(|(_, v)| **v != 0.0).map(|(n, v)| (n.clone(), *v)).collect::<Vec<_>>();
+    let nz = |m: &BTreeMap<String, f64>| {
+        m.iter().filter(|(_, v)| **v != 0.0).map(|(n, v)| (n.clone(), *v)).collect::<Vec<_>>()
+    };
     let (ma, mb) = (nz(&a.0), nz(&b.0));
     if ma.is_empty() || ma.len() != mb.len() || ma.iter().zip(&mb).any(|(x, y)| x.0 != y.0) {
         return false;

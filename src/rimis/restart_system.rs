@@ -87,7 +87,8 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
                     ));
                 }
                 out.equations.extend(items);
-                let reinits = sys.states.iter().map(|(u, plus)| exprs::reinit(name(u), call("pre", vec![name(plus)]))).collect();
+                let reinits =
+                    sys.states.iter().map(|(u, plus)| exprs::reinit(name(u), call("pre", vec![name(plus)]))).collect();
                 whens.push((plan.cond_expr(region), reinits));
                 out.notes.push(format!(
                     "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1 (one step of {step} = {STEP} s), which makes {} true",
@@ -99,7 +100,8 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
     }
     if !whens.is_empty() {
         let mut item = Item::new(exprs::equation(EquationKind::When { branches: whens }));
-        item.comment = Some("the states restart from the restart systems, from the values just before the switch".into());
+        item.comment =
+            Some("the states restart from the restart systems, from the values just before the switch".into());
         out.reinit.push(item);
     }
     Ok(out)
@@ -146,7 +148,8 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
     }
     // The restart variables: u⁺ for a state, the value at the switch for an algebraic one.
     // Fresh before use, so that no name of the model can be taken for one of them.
-    let plus: Vec<String> = mdae.var_ids().map(|u| plan.namer.fresh(&(Namer::plain(&mdae.var(u).name) + "_plus"))).collect();
+    let plus: Vec<String> =
+        mdae.var_ids().map(|u| plan.namer.fresh(&(Namer::plain(&mdae.var(u).name) + "_plus"))).collect();
     let var_of = |n: &str| plan.by_name.get(n).copied();
     let mut rows: Vec<(Expr, Expr)> = Vec::new();
     for e in mdae.eq_ids() {
@@ -162,7 +165,8 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
         let eq = mdae.eq(e);
         let (l, r) = sides_under(plan, &eq.body, region);
         let expand = |x: &Expr| {
-            symbolic::expand_derivatives(x, ctx).map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
+            symbolic::expand_derivatives(x, ctx)
+                .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
         };
         let (l, r) = (expand(&l)?, expand(&r)?);
         let mut bad = None;
@@ -222,13 +226,22 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
     // coefficients in the restart variables.
     for (u, p) in plus.iter().enumerate() {
         let what = if d[u] == 1 { "restart value of" } else { "value at the restart of" };
-        plan.declared.push((p.clone(), format!("{what} {} entering {}", mdae.vars[u].name, plan.cond_text(region)), None));
+        plan.declared.push((
+            p.clone(),
+            format!("{what} {} entering {}", mdae.vars[u].name, plan.cond_text(region)),
+            None,
+        ));
     }
     let names = plus;
     let written: Vec<Expr> = names.iter().map(|n| name(n)).collect();
-    let is_written = |x: &Expr| matches!(&x.kind, crate::syntax::ast::ExprKind::Name(n) if names.iter().any(|m| m == n.as_str()));
-    let is_real = |x: &Expr| exprs::occurrence(x).is_some_and(|(n, k)| k > 0 || plan.by_name.contains_key(n) || names.iter().any(|m| m == n));
-    let affine = rows.iter().all(|(l, r)| constant_coefficients(&binary(BinOp::Sub, l.clone(), r.clone()), &is_written, &is_real));
+    let is_written =
+        |x: &Expr| matches!(&x.kind, crate::syntax::ast::ExprKind::Name(n) if names.iter().any(|m| m == n.as_str()));
+    let is_real = |x: &Expr| {
+        exprs::occurrence(x).is_some_and(|(n, k)| k > 0 || plan.by_name.contains_key(n) || names.iter().any(|m| m == n))
+    };
+    let affine = rows
+        .iter()
+        .all(|(l, r)| constant_coefficients(&binary(BinOp::Sub, l.clone(), r.clone()), &is_written, &is_real));
     let items = if affine {
         rows.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect()
     } else {

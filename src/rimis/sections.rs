@@ -45,10 +45,8 @@ pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
     let (lhs, rhs) = match body {
         Body::Simple { lhs, rhs } => (lhs.clone(), rhs.clone()),
         Body::Arms(arms) => {
-            let live: Vec<_> = arms
-                .iter()
-                .filter(|a| !plan.cdg.space.cond(&a.when).and(q).and(&plan.care).is_false())
-                .collect();
+            let live: Vec<_> =
+                arms.iter().filter(|a| !plan.cdg.space.cond(&a.when).and(q).and(&plan.care).is_false()).collect();
             match live.as_slice() {
                 [a] => (a.lhs.clone(), a.rhs.clone()),
                 _ => {
@@ -140,9 +138,7 @@ pub(crate) fn constant_coefficients(e: &Expr, written: &dyn Fn(&Expr) -> bool, r
     }
     match &e.kind {
         ExprKind::Unary(_, x) => constant_coefficients(x, written, real),
-        ExprKind::Binary(BinOp::Add | BinOp::Sub, xs) => {
-            xs.iter().all(|x| constant_coefficients(x, written, real))
-        }
+        ExprKind::Binary(BinOp::Add | BinOp::Sub, xs) => xs.iter().all(|x| constant_coefficients(x, written, real)),
         ExprKind::Binary(BinOp::Mul, xs) => {
             let constant = |x: &Expr| !mentions(x, real);
             (constant(&xs[0]) && constant_coefficients(&xs[1], written, real))
@@ -177,7 +173,8 @@ fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
         }
         found
     };
-    let adj: Vec<Vec<usize>> = (0..eqs.len()).map(|e| (0..written.len()).filter(|&w| contains(e, w)).collect()).collect();
+    let adj: Vec<Vec<usize>> =
+        (0..eqs.len()).map(|e| (0..written.len()).filter(|&w| contains(e, w)).collect()).collect();
     let mut owner: Vec<Option<usize>> = vec![None; written.len()];
     fn augment(e: usize, adj: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
         for &w in &adj[e] {
@@ -330,7 +327,6 @@ pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
     }
     out
 }
-
 
 /// INIT, consistency: in the modes where an equation e has offset c ≥ 1, RIMIS integrates
 /// e^(c) and e … e^(c-1) must hold at the start. Where that is so in every mode, each of

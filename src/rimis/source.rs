@@ -9,8 +9,8 @@ use super::names::Namer;
 use crate::mdae::{Mdae, ModeId, ModeKind};
 use crate::syntax::Span;
 use crate::syntax::ast::{
-    ClassBody, ClassDef, ClassKind, ClassMod, ClassPart, Component, Declaration, Element, Equation, EquationKind,
-    Expr, ExprKind, Modification, Prefixes, StoredDefinition, TypeSpec,
+    ClassBody, ClassDef, ClassKind, ClassMod, ClassPart, Component, Declaration, Element, Equation, EquationKind, Expr,
+    ExprKind, Modification, Prefixes, StoredDefinition, TypeSpec,
 };
 use crate::syntax::ast::{Comment, ComponentRef, Ident, RefPart, text};
 use crate::syntax::printer::write_cref;
@@ -58,7 +58,15 @@ impl<'a> Source<'a> {
         let ClassBody::Long(comp) = &class.body else {
             return Err(RimisError::new(class.span, "the model must be a long class definition"));
         };
-        let mut src = Source { class, mdae, classes, elements: Vec::new(), kept: Vec::new(), all: Vec::new(), kept_parts: Vec::new() };
+        let mut src = Source {
+            class,
+            mdae,
+            classes,
+            elements: Vec::new(),
+            kept: Vec::new(),
+            all: Vec::new(),
+            kept_parts: Vec::new(),
+        };
         let lowered: Vec<Span> = mdae.equations.iter().map(|e| e.span).collect();
         let invariant: Vec<Span> = mdae.invariants.iter().map(|i| i.span).collect();
         for part in &comp.parts {
@@ -126,7 +134,10 @@ impl<'a> Source<'a> {
     }
 
     fn declarations(&self) -> impl Iterator<Item = (&Component, &Declaration)> {
-        self.elements.iter().filter_map(|e| if let Element::Component(c) = e { Some(c) } else { None }).flat_map(|c| c.declarations.iter().map(move |d| (c, d)))
+        self.elements
+            .iter()
+            .filter_map(|e| if let Element::Component(c) = e { Some(c) } else { None })
+            .flat_map(|c| c.declarations.iter().map(move |d| (c, d)))
     }
 
     fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
@@ -162,11 +173,16 @@ impl<'a> Source<'a> {
         let class_mod = init.and_then(|v| {
             let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == v)?;
             let cm = d.modification.as_ref()?.class_mod.as_ref()?;
-            let args: Vec<_> =
-                cm.args.iter().filter(|a| matches!(a.name.text.as_str(), "start" | "fixed" | "nominal")).cloned().collect();
+            let args: Vec<_> = cm
+                .args
+                .iter()
+                .filter(|a| matches!(a.name.text.as_str(), "start" | "fixed" | "nominal"))
+                .cloned()
+                .collect();
             (!args.is_empty()).then(|| ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY })
         });
-        let modification = class_mod.map(|cm| Box::new(Modification { class_mod: Some(cm), value: None, span: Span::DUMMY }));
+        let modification =
+            class_mod.map(|cm| Box::new(Modification { class_mod: Some(cm), value: None, span: Span::DUMMY }));
         let ident = Ident { text: text(n), span: Span::DUMMY };
         let decl = Declaration {
             name: ComponentRef { parts: vec![RefPart { ident, subscripts: Box::new([]) }].into(), span: Span::DUMMY },
@@ -205,12 +221,13 @@ fn cref_text(r: &ComponentRef) -> String {
     s
 }
 
-
 /// `parameter Real name = value "doc";`, a declaration the output adds.
 pub(crate) fn real_parameter(name: &str, value: &str, doc: &str) -> Element {
     let text = format!("model M\n  parameter Real {name} = {value} \"{doc}\";\nend M;\n");
     let def = crate::syntax::parse(&text).expect("a generated declaration parses");
-    let Some(ClassBody::Long(comp)) = def.classes.into_iter().next().map(|c| c.body) else { unreachable!("a long class") };
+    let Some(ClassBody::Long(comp)) = def.classes.into_iter().next().map(|c| c.body) else {
+        unreachable!("a long class")
+    };
     comp.parts
         .into_iter()
         .find_map(|p| match p {

@@ -14,9 +14,9 @@
 //! with the number of distinct strings (the parse bench: ≈ 7 MiB less on the generated
 //! 11 MiB model).
 
+use rustc_hash::FxBuildHasher;
 use std::borrow::Borrow;
 use std::collections::HashSet;
-use rustc_hash::FxBuildHasher;
 use std::hash::{Hash, Hasher};
 use std::ptr::NonNull;
 use std::sync::{LazyLock, Mutex, PoisonError};

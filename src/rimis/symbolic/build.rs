@@ -146,7 +146,9 @@ pub(crate) fn same(a: &Expr, b: &Expr) -> bool {
 /// operands, branches and conditions, subscripts, array items), keeping `e`'s span.
 pub(crate) fn map_children(e: &Expr, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
     let kind = match &e.kind {
-        ExprKind::Call(c) => ExprKind::Call(Box::new(Call { function: c.function.clone(), args: map_args(&c.args, f) })),
+        ExprKind::Call(c) => {
+            ExprKind::Call(Box::new(Call { function: c.function.clone(), args: map_args(&c.args, f) }))
+        }
         ExprKind::Unary(op, x) => ExprKind::Unary(*op, Box::new(f(x))),
         ExprKind::Binary(op, xs) => ExprKind::Binary(*op, Box::new([f(&xs[0]), f(&xs[1])])),
         ExprKind::If(x) => ExprKind::If(Box::new(IfExpr {
@@ -164,10 +166,9 @@ pub(crate) fn map_children(e: &Expr, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
             ExprKind::Matrix(Box::new(rows.iter().map(|r| r.iter().map(&mut *f).collect()).collect()))
         }
         ExprKind::Tuple(items) => ExprKind::Tuple(Box::new(items.iter().map(|x| x.as_ref().map(&mut *f)).collect())),
-        ExprKind::Subscripted(x) => ExprKind::Subscripted(Box::new(Subscripted {
-            base: f(&x.base),
-            subscripts: map_subs(&x.subscripts, f),
-        })),
+        ExprKind::Subscripted(x) => {
+            ExprKind::Subscripted(Box::new(Subscripted { base: f(&x.base), subscripts: map_subs(&x.subscripts, f) }))
+        }
         // Comprehensions bind their indices: left as they are.
         other => other.clone(),
     };
@@ -185,11 +186,8 @@ fn map_args(args: &FunctionArgs, f: &mut dyn FnMut(&Expr) -> Expr) -> FunctionAr
 }
 
 fn map_ref(r: &ComponentRef, f: &mut dyn FnMut(&Expr) -> Expr) -> ComponentRef {
-    let parts = r
-        .parts
-        .iter()
-        .map(|p| RefPart { ident: p.ident.clone(), subscripts: map_subs(&p.subscripts, f) })
-        .collect();
+    let parts =
+        r.parts.iter().map(|p| RefPart { ident: p.ident.clone(), subscripts: map_subs(&p.subscripts, f) }).collect();
     ComponentRef { parts, span: r.span }
 }
 

@@ -11,8 +11,8 @@ use super::simplify::{add, div, mul, neg, pow, sub};
 use crate::syntax::ast::*;
 
 const BUILTINS: [&str; 22] = [
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "log", "log10", "sqrt",
-    "abs", "sign", "floor", "ceil", "integer", "div", "mod", "rem",
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "log", "log10", "sqrt", "abs",
+    "sign", "floor", "ceil", "integer", "div", "mod", "rem",
 ];
 
 /// The builtin that `name` calls, if any: a builtin name bare or under `Modelica.Math.`.

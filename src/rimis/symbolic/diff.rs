@@ -99,7 +99,11 @@ impl Diff<'_, '_> {
             ExprKind::Number(_) => zero(),
             ExprKind::Name(n) if n.as_str() == "time" => one(),
             ExprKind::Name(_) | ExprKind::Ref(_) => {
-                if (self.ctx.is_constant)(&expr_to_string(e)) { zero() } else { der(e.clone()) }
+                if (self.ctx.is_constant)(&expr_to_string(e)) {
+                    zero()
+                } else {
+                    der(e.clone())
+                }
             }
             ExprKind::Unary(UnOp::Neg, x) => neg(self.d(x)?),
             ExprKind::Unary(UnOp::Plus, x) => self.d(x)?,
@@ -151,7 +155,9 @@ impl Diff<'_, '_> {
         let args = positional(c);
         let one_arg = args.and_then(|a| if let [x] = a { Some(x) } else { None });
         match (name, one_arg) {
-            ("der", Some(x)) => return if self.is_der_chain(x) { Ok(der(e.clone())) } else { self.d(&simplify(&self.d(x)?)) },
+            ("der", Some(x)) => {
+                return if self.is_der_chain(x) { Ok(der(e.clone())) } else { self.d(&simplify(&self.d(x)?)) };
+            }
             ("pre", Some(_)) => return Ok(zero()),
             ("noEvent", Some(x)) => return Ok(call("noEvent", vec![self.d(x)?])),
             _ => {}

@@ -55,10 +55,7 @@ fn der_applies_only_to_names() {
     // A derivative of an expression (omc prints `der('tank.y' * 'tank.T')`) is expanded
     // even undifferentiated (k = 0), so REPL sees the leading der(T).
     let e = parse_expr("a * der(y * T) + der(x) + der(time) + der(p * x)");
-    assert_eq!(
-        show(&differentiate_n(&e, 0, &ctx).unwrap()),
-        "a * (der(y) * T + y * der(T)) + der(x) + 1 + p * der(x)"
-    );
+    assert_eq!(show(&differentiate_n(&e, 0, &ctx).unwrap()), "a * (der(y) * T + y * der(T)) + der(x) + 1 + p * der(x)");
     assert_eq!(show(&expand_derivatives(&parse_expr("der(der(x) + x)"), &ctx).unwrap()), "der(der(x)) + der(x)");
     assert!(expand_derivatives(&parse_expr("der(x > 0)"), &ctx).is_err());
 }
@@ -69,7 +66,10 @@ fn booleans_are_refused() {
     assert!(matches!(e, SymError::NotDifferentiable { .. }), "{e}");
     assert!(dt_in(&Functions::default(), "if b then x else (y and z)").is_err());
     let e = dt_in(&Functions::default(), "1 + g(x)").unwrap_err();
-    assert_eq!(e.to_string(), "cannot differentiate a call to `g`: it is not a differentiable builtin and not defined in the file");
+    assert_eq!(
+        e.to_string(),
+        "cannot differentiate a call to `g`: it is not a differentiable builtin and not defined in the file"
+    );
     assert!(dt_in(&Functions::default(), "min(x, y)").is_err());
 }
 

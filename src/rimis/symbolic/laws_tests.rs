@@ -26,9 +26,7 @@ fn eval(e: &Expr, t: f64) -> f64 {
     fn order(e: &Expr) -> Option<(u32, &str)> {
         match &e.kind {
             ExprKind::Name(n) => Some((0, n.as_str())),
-            ExprKind::Call(c) if c.function.text == "der" => {
-                order(positional(c)?.first()?).map(|(k, n)| (k + 1, n))
-            }
+            ExprKind::Call(c) if c.function.text == "der" => order(positional(c)?.first()?).map(|(k, n)| (k + 1, n)),
             _ => None,
         }
     }
@@ -88,9 +86,8 @@ fn expr_strategy() -> impl Strategy<Value = String> {
     ];
     leaf.prop_recursive(5, 40, 2, |inner| {
         prop_oneof![
-            (inner.clone(), inner.clone(), 0u8..5).prop_map(|(a, b, k)| {
-                format!("({a} {} {b})", ["+", "-", "*", "/", "^"][k as usize])
-            }),
+            (inner.clone(), inner.clone(), 0u8..5)
+                .prop_map(|(a, b, k)| { format!("({a} {} {b})", ["+", "-", "*", "/", "^"][k as usize]) }),
             inner.clone().prop_map(|a| format!("(-{a})")),
             (inner.clone(), 0u8..3).prop_map(|(a, k)| format!("{}({a})", ["sin", "cos", "exp"][k as usize])),
             (inner.clone(), inner.clone(), inner).prop_map(|(c, a, b)| format!("(if {c} > 0.5 then {a} else {b})")),

@@ -30,9 +30,7 @@ pub fn is_affine_in(e: &Expr, is_unknown: &dyn Fn(&Expr) -> bool) -> bool {
                 _ => false,
             }
         }
-        ExprKind::If(x) => {
-            x.branches.iter().all(|(c, v)| free(c) && affine(v)) && affine(&x.else_value)
-        }
+        ExprKind::If(x) => x.branches.iter().all(|(c, v)| free(c) && affine(v)) && affine(&x.else_value),
         _ => false,
     }
 }

@@ -114,7 +114,13 @@ mod tests {
     fn nested_conditions_see_their_path() {
         let e = parse_expr("if p then (if p then a else b) else (if p then c else d)");
         let mut decide = |path: &[Assumption], c: &Expr| match path.iter().find(|(x, _)| show(x) == show(c)) {
-            Some((_, side)) => if *side { Decision::True } else { Decision::False },
+            Some((_, side)) => {
+                if *side {
+                    Decision::True
+                } else {
+                    Decision::False
+                }
+            }
             None => Decision::Keep(c.clone()),
         };
         assert_eq!(show(&partial_eval_in(&e, &mut decide)), "if p then a else d");

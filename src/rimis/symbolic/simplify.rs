@@ -53,7 +53,10 @@ pub(crate) fn rewrite(e: Expr) -> Expr {
             binary(op, a, b, span)
         }
         ExprKind::If(x) => if_rule(*x, span),
-        ExprKind::Call(c) if c.function.text == "der" && positional(&c).is_some_and(|a| a.len() == 1 && num_value(&a[0]).is_some()) => {
+        ExprKind::Call(c)
+            if c.function.text == "der"
+                && positional(&c).is_some_and(|a| a.len() == 1 && num_value(&a[0]).is_some()) =>
+        {
             Expr::new(ExprKind::Number(text("0")), span)
         }
         kind => Expr::new(kind, span),
