@@ -77,7 +77,28 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
         SingleMode::Nonsingular(s) => s,
         SingleMode::Singular(_) => return Err("the approximate analysis of the output is singular".into()),
     };
-    if out.contains("The structure does not depend on the mode: the model is unchanged.") {
+    let unchanged = out.contains("The structure does not depend on the mode: the model is unchanged.");
+    // No algebraic loop through a discrete variable: omc refuses one through a
+    // when-equation, and iterates on the others. A pass-through output is the input,
+    // whose level loops omc builds; a rewritten output has none.
+    match analysis::causal::of_file(&def) {
+        Some(Ok(causal)) => {
+            let new = causal.discrete_loops().into_iter().find(|l| l.through_when || !unchanged);
+            if let Some(l) = new.as_ref() {
+                let locate = |s: syntax::Span| {
+                    let (l, c) = file.line_col(s.start as usize);
+                    format!("{l}:{c}")
+                };
+                return Err(format!("the output has {}", causal.describe(l, &locate)));
+            }
+        }
+        Some(Err(u)) if unchanged => {
+            let _ = u; // a pass-through keeps the input's arrays and records
+        }
+        Some(Err(u)) => return Err(format!("the causal check cannot read the output: {} at {:?}", u.what, u.span)),
+        None => return Err("the output has no model class".into()),
+    }
+    if unchanged {
         return Ok(());
     }
     if let Some(i) = structure.c.iter().position(|&c| c != 0) {
