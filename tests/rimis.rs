@@ -402,3 +402,20 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Issue 17: a condition the input evaluates without events — under `noEvent`, or inside
+/// `smooth` (omc makes no zero crossing in either) — keeps `noEvent` in the output's
+/// multiplexers and guards. An event-driven relation would change the simulation: omc's
+/// relations have hysteresis, so a flow that reaches exactly zero does not leave the mode
+/// `V < 0` (PumpDropOut), and a switch inside a smooth characteristic chatters
+/// (ThyristorBehaviourTest: 100 events within 1.1 ms).
+#[test]
+fn conditions_without_events_keep_no_event() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/FlowDirection.mo");
+    let (out, _) = transform("FlowDirection", &std::fs::read_to_string(p).unwrap()).unwrap();
+    assert!(out.contains("  dT = if noEvent(V >= 0) then dT_"), "{out}");
+    let smooth = "model M\n  Real v;\n  Real w;\n  Real i;\nequation\n  i = sin(time);\n  w = cos(time);\n  i = smooth(1, if v < 0 then 0.001 * v else v + 0.1 * w);\nend M;\n";
+    let (out, _) = transform("M.mo", smooth).unwrap();
+    assert!(out.contains("  v = if noEvent(v < 0) then v_"), "{out}");
+    assert!(!out.contains("if v < 0"), "{out}");
+}
