@@ -9,6 +9,7 @@
 //! left limits), `restart` (warnings for restarts RIMIS cannot guarantee), `source`
 //! (what is kept from the input), `symbolic` (simplification, π_q, δ_k).
 
+mod checks;
 mod exprs;
 mod guards;
 mod left_limits;
@@ -238,10 +239,24 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     let diff = sections::diff(&mut plan);
     let reinit = sections::reinit(&mut plan);
     let mut multi = sources;
-    multi.extend(sections::pending_muxes(&mut plan));
     let unguaranteed = restart::unguaranteed(&plan, &switches);
     let restarts = restart_system::build(&mut plan, &unguaranteed, &ctx)?;
-    out.warnings.extend(restarts.warnings);
+    // Never silently wrong: what no restart restores is checked in its modes.
+    let unrestored: Vec<&restart::Unguaranteed> = restarts.unrestored.iter().map(|&k| &unguaranteed[k]).collect();
+    let tolerance = (!unrestored.is_empty()).then(|| plan.namer.fresh("consistency_tolerance"));
+    let checks = match &tolerance {
+        Some(tol) => checks::consistency_checks(&mut plan, &unrestored, tol, &ctx)?,
+        None => Vec::new(),
+    };
+    // The checks read replicates, which may need multiplexers of their own: the pending
+    // multiplexers are taken after them.
+    multi.extend(sections::pending_muxes(&mut plan));
+    out.warnings.extend(
+        restarts
+            .warnings
+            .iter()
+            .map(|w| format!("{w}; the output stops with an assert if it does not hold after the switch")),
+    );
     out.notes.extend(restarts.notes.iter().cloned());
     out.header.extend(restarts.notes);
 
@@ -267,6 +282,10 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         }
     }
     out.elements = src.elements_without_fixed(&unfixed);
+    if let Some(tol) = &tolerance {
+        let doc = "relative tolerance of the consistency checks after mode changes without a restart (issue 14)";
+        out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));
+    }
     if let Some(step) = &restarts.step {
         let doc = "step of the restart systems at impulsive mode changes (s; paper 000 §6.1.2)";
         out.elements.push(source::real_parameter(step, restart_system::STEP, doc));
@@ -283,6 +302,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         ("REINIT: a state replicate starts from the source's value when its mode is entered", reinit),
         ("RESTART: restart systems at impulsive mode changes (paper 000 §5.1)", restarts.equations),
         ("RESTART: reinitialisation", restarts.reinit),
+        ("CHECK: consistency after mode changes the output does not restart (paper 000 §5)", checks),
     ] {
         if !items.is_empty() {
             out.sections.push(Section { title: title.into(), items });

@@ -94,7 +94,7 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
                     format!("the {} derivative of `{} = {}`", ordinal(j), expr_to_string(&l), expr_to_string(&r))
                 };
                 let message = format!(
-                    "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5): the output simulates but keeps the values from before the switch",
+                    "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5), and without a restart the states keep their values from before the switch",
                     plan.cond_text(&entered),
                 );
                 out.push(Unguaranteed { eq: e, j, entered, message });

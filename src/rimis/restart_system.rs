@@ -51,6 +51,8 @@ pub(crate) struct Restarts {
     pub notes: Vec<String>,
     /// The consistency equations no system restores.
     pub warnings: Vec<String>,
+    /// Their indices in the failures given to [`build`] (checked by `checks.rs`).
+    pub unrestored: Vec<usize>,
 }
 
 /// Default step of the restart systems, in seconds.
@@ -95,7 +97,10 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
                     names.join(" ")
                 ));
             }
-            Err(why) => out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message))),
+            Err(why) => {
+                out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
+                out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+            }
         }
     }
     if !whens.is_empty() {
