@@ -12,6 +12,7 @@
 mod checks;
 mod exprs;
 mod guards;
+mod init;
 mod left_limits;
 pub(crate) mod names;
 mod plan;
@@ -197,6 +198,10 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         .collect();
     let mut modes = Vec::new();
     let mut switches = Vec::new();
+    // Each mode variable's value at t = 0 as an expression without discrete variables
+    // where possible (rumoca's initialisation reads no discrete coordinate): the guard of a
+    // level mode equation, the `when initial()` branch of a switch.
+    let mut at_start: BTreeMap<String, crate::syntax::ast::Expr> = mode_eqs.iter().cloned().collect();
     let mut unfixed = Vec::new();
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
@@ -212,6 +217,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             Some(ll) => {
                 let target = guards::target(&plan, m);
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
+                at_start.insert(mode_name.clone(), ll.initial.clone());
                 let start = vec![exprs::simple(target.clone(), ll.initial)];
                 let branches =
                     vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
@@ -260,11 +266,13 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     out.notes.extend(restarts.notes.iter().cloned());
     out.header.extend(restarts.notes);
 
-    let init = sections::init_consistency(&mut plan, &ctx)?;
+    let user = init::names_in_initial_sections(&src.kept_parts);
+    let init = init::init_consistency(&mut plan, &src, &user, &at_start, &ctx)?;
     out.initial = init.items;
+    unfixed.extend(init.freed.iter().cloned());
     if !init.conditional.is_empty() {
         out.header.push(format!(
-            "Consistency equations of some modes only, not written as initial equations (the initial mode is known at run time): {}",
+            "Consistency equations of some modes with no state to set at the start, not written as initial equations: {}",
             init.conditional.join(" ")
         ));
     }
@@ -275,7 +283,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         ));
     }
     // Declarations: the input's, then DECL/INIT.
-    let states = sections::init_states(&mut plan);
+    let states = init::init_states(&mut plan);
     for (u, role) in plan.roles.iter().enumerate() {
         if *role == plan::Role::Varying {
             unfixed.push(mdae.vars[u].name.clone());
@@ -292,7 +300,8 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     }
     for (n, what, _) in &plan.declared {
         let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.clone());
-        out.replicates.push((src.replicate_decl(n, init.as_deref()), what.clone()));
+        let free = unfixed.contains(n);
+        out.replicates.push((src.replicate_decl(n, init.as_deref(), free), what.clone()));
     }
     for (title, items) in [
         ("mode equations", modes),

@@ -140,7 +140,7 @@ impl<'a> Source<'a> {
             .flat_map(|c| c.declarations.iter().map(move |d| (c, d)))
     }
 
-    fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
+    pub(crate) fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
         let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == var)?;
         let cm = d.modification.as_ref()?.class_mod.as_ref()?;
         let a = cm.args.iter().find(|a| a.name.text.as_str() == arg)?;
@@ -168,15 +168,23 @@ impl<'a> Source<'a> {
         out
     }
 
-    /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT).
-    pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>) -> Element {
+    /// Whether `var` is declared `fixed = true`.
+    pub(crate) fn is_fixed(&self, var: &str) -> bool {
+        matches!(self.modifier(var, "fixed").map(|e| &e.kind), Some(ExprKind::Bool(true)))
+    }
+
+    /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT; `fixed`
+    /// left out when `free`).
+    pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>, free: bool) -> Element {
         let class_mod = init.and_then(|v| {
             let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == v)?;
             let cm = d.modification.as_ref()?.class_mod.as_ref()?;
             let args: Vec<_> = cm
                 .args
                 .iter()
-                .filter(|a| matches!(a.name.text.as_str(), "start" | "fixed" | "nominal"))
+                .filter(|a| {
+                    matches!(a.name.text.as_str(), "start" | "nominal") || (!free && a.name.text.as_str() == "fixed")
+                })
                 .cloned()
                 .collect();
             (!args.is_empty()).then(|| ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY })
