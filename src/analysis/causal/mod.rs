@@ -1,7 +1,8 @@
 //! omc's causalisation of a model, as its backend sees it (issue 17): every equation
 //! with the unknowns it can be solved for and the names it only reads, one matching
 //! of equations to unknowns, the dependency graph of the matched equations and its
-//! strongly connected components (the algebraic loops).
+//! strongly connected components (the algebraic loops; petgraph's iterative Kosaraju, so a
+//! chain of 10^5 equations does not overflow the stack).
 //!
 //! A **discrete loop** is a strongly connected component that holds a discrete
 //! variable (a Boolean, Integer, enumeration or String unknown, or a Real assigned in
@@ -130,7 +131,7 @@ impl CausalModel {
             }
         }
         let mut loops = Vec::new();
-        for scc in petgraph::algo::tarjan_scc(&g) {
+        for scc in petgraph::algo::kosaraju_scc(&g) {
             let mut eqs: Vec<usize> = scc.iter().map(|n| g[*n]).collect();
             eqs.sort_unstable();
             // The rows of one algorithm section or tuple equation are one block by
