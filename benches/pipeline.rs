@@ -21,8 +21,11 @@
 //!
 //! One point = one child process (the bench re-executes itself with
 //! `MDAE_PIPELINE_POINT="<series> <N>"`), killed at the cut-off; a series stops at the first
-//! point over it. Wall-clock time of each stage, one run (the sizes grow by ~3x, so noise does
-//! not hide a trend). Peak memory: `VmHWM` of the child (`/proc/self/status`), read after the
+//! point over it. Time of each stage: the process's CPU time (`CLOCK_PROCESS_CPUTIME_ID`;
+//! the job is single-threaded, so on an idle machine it is the wall-clock time, and on a
+//! shared one it does not count the time other processes hold the cores), one run (the sizes
+//! grow by ~3x, so noise does not hide a trend); the wall-clock time of the whole main job is
+//! printed beside it. Peak memory: `VmHWM` of the child (`/proc/self/status`), read after the
 //! report (the `--check` job's peak: its stages come first) and at the end (the main job's).
 //! Output: the table on stdout; unless partial, `benches/results/pipeline.md` (the part
 //! between the `<!-- table -->` markers is replaced, the hand-written rest kept),
@@ -91,13 +94,38 @@ fn input(series: &str, n: usize) -> Option<(String, String)> {
     Some((format!("{series}{n}.mo"), text))
 }
 
-fn vm_hwm_kb() -> u64 {
+#[repr(C)]
+struct Timespec {
+    sec: i64,
+    nsec: i64,
+}
+
+unsafe extern "C" {
+    fn clock_gettime(clock: i32, time: *mut Timespec) -> i32;
+}
+
+/// CPU seconds used by this process so far (Linux `CLOCK_PROCESS_CPUTIME_ID`).
+fn cpu_seconds() -> f64 {
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `t` is a valid, writable timespec; the clock id is a Linux constant.
+    let ok = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+    assert!(ok, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    t.sec as f64 + t.nsec as f64 * 1e-9
+}
+
+/// A `kB` field of `/proc/self/status` (`VmHWM`: peak resident memory, `VmRSS`: current).
+fn status_kb(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+fn vm_hwm_kb() -> u64 {
+    status_kb("VmHWM")
 }
 
 /// In the child: runs the stages, prints `key=value` fields separated by tabs.
@@ -107,10 +135,15 @@ fn child(spec: &str) {
     let bytes = text.len();
     let file = driver::source_from_bytes(name, text.into_bytes()).expect("UTF-8");
     let mut fields = vec![format!("bytes={bytes}")];
-    let mut clock = Instant::now();
+    let wall = Instant::now();
+    let mut clock = cpu_seconds();
+    // Per stage: CPU seconds, and the resident memory after it (`rss_<stage>`, kB: what
+    // the stages so far keep; the CSV has it, for finding where memory goes).
     let mut lap = |fields: &mut Vec<String>, stage: &str| {
-        fields.push(format!("{stage}={:.6}", clock.elapsed().as_secs_f64()));
-        clock = Instant::now();
+        let now = cpu_seconds();
+        fields.push(format!("{stage}={:.6}", now - clock));
+        fields.push(format!("rss_{stage}={}", status_kb("VmRSS")));
+        clock = now;
     };
     let outcome = (|| -> Result<(), String> {
         let def = driver::parse_model(&file).map_err(|e| format!("parse: {e}"))?;
@@ -128,6 +161,7 @@ fn child(spec: &str) {
         lap(&mut fields, "rimis");
         let text = emit::emit(&out);
         lap(&mut fields, "emit");
+        fields.push(format!("wall={:.6}", wall.elapsed().as_secs_f64()));
         fields.push(format!("output={}", text.len()));
         Ok(())
     })();
@@ -202,17 +236,18 @@ fn row(p: &Point) -> String {
     let full = ms(p.secs(&["parse", "lower", "analysis", "rimis", "emit"]));
     let refused = p.fields.get("refused").map_or(String::new(), |r| format!(" refused at {r}"));
     format!(
-        "| {name} | {n} | {} | {:.0} kB | {} | {check} | {full} | {} | {} | {}{refused} |\n",
+        "| {name} | {n} | {} | {:.0} kB | {} | {check} | {full} | {} | {} | {} | {}{refused} |\n",
         p.fields.get("equations").map_or("—", String::as_str),
         p.num("bytes").unwrap_or(0.0) / 1e3,
         stages.join(" | "),
+        ms(p.num("wall")),
         mb(p.num("peak_check")),
         mb(p.num("peak")),
         p.num("output").map_or("—".into(), |o| format!("{:.0} kB", o / 1e3)),
     )
 }
 
-const HEADER: &str = "| model | N | equations | input | parse | lower | analysis | report | rimis | emit | `--check` | main job | peak `--check` | peak main | output |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+const HEADER: &str = "| model | N | equations | input | parse | lower | analysis | report | rimis | emit | `--check` | main job | main job (wall) | peak `--check` | peak main | output |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
 
 /// Least-squares slope of log(y) against log(x) over the points with y ≥ `floor`.
 fn exponent(points: &[(f64, f64)], floor: f64) -> Option<f64> {
@@ -275,7 +310,7 @@ fn main() {
             }
             let Some(p) = measure(s, n, limit) else {
                 let row = format!(
-                    "| {s} | {n} | | | over the {limit} s cut-off (killed): series stopped | | | | | | | | | | |\n"
+                    "| {s} | {n} | | | over the {limit} s cut-off (killed): series stopped | | | | | | | | | | | |\n"
                 );
                 print!("{row}");
                 table.push_str(&row);
@@ -319,15 +354,22 @@ fn write_results(table: &str, fits: &str, points: &[Point]) {
         _ => format!("# Pipeline benchmark (`cargo bench --bench pipeline`)\n\n{generated}\n"),
     };
     std::fs::write(&md, doc).expect("write pipeline.md");
-    let mut csv = String::from("series,n,equations,bytes");
-    for k in STAGES.iter().chain(&["peak_check", "peak", "output"]) {
+    let rss: Vec<String> = STAGES.iter().map(|s| format!("rss_{s}")).collect();
+    let columns: Vec<&str> = ["equations", "bytes"]
+        .into_iter()
+        .chain(STAGES)
+        .chain(["wall", "peak_check", "peak", "output"])
+        .chain(rss.iter().map(String::as_str))
+        .collect();
+    let mut csv = String::from("series,n");
+    for k in &columns {
         csv.push(',');
         csv.push_str(k);
     }
     csv.push('\n');
     for p in points {
         let mut line = format!("{},{}", p.series, p.n);
-        for k in ["equations", "bytes"].iter().chain(STAGES.iter()).chain(&["peak_check", "peak", "output"]) {
+        for k in &columns {
             line.push(',');
             line.push_str(p.fields.get(*k).map_or("", String::as_str));
         }
