@@ -64,7 +64,10 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
             // The entries into `region`: (changed variables, the values they have before
             // and after, the switch that changes them).
             let mut entries: Vec<(Vec<_>, Bdd, Bdd, Option<&Switch>)> = Vec::new();
-            for s in switches {
+            // A switch whose variable the region does not read cannot enter it alone (the
+            // modes it comes from would be in the region already): skipped, not tried.
+            let support = region.support_set();
+            for s in switches.iter().filter(|s| support.contains(&switch_var(s))) {
                 let v = switch_var(s);
                 let on = space.set.mk_var(v);
                 entries.push((vec![v], on.not(), on.clone(), Some(s)));

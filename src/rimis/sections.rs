@@ -163,7 +163,7 @@ pub(crate) fn constant_coefficients(e: &Expr, written: &dyn Fn(&Expr) -> bool, r
 /// derivative, or `der` of one)?
 fn is_real(plan: &Plan, x: &Expr) -> bool {
     match exprs::occurrence(x) {
-        Some((n, k)) => plan.by_name.contains_key(n) || plan.declared.iter().any(|d| d.0 == n) || k > 0,
+        Some((n, k)) => plan.by_name.contains_key(n) || plan.is_declared(n) || k > 0,
         None => false,
     }
 }
