@@ -52,6 +52,10 @@ class Case:
     output_known_failure: str | None
     output_may_reject: str | None
     checks: list[Check] = field(default_factory=list)
+    # [output] stops_with / stops_between: the output must stop (a clear failure, e.g. the
+    # consistency assert of issue 14) with this text in its message, within this interval.
+    output_stops_with: str | None = None
+    output_stops_between: tuple[float, float] | None = None
 
     def output_times(self) -> list[float]:
         ts = set()
@@ -111,9 +115,15 @@ def load_case(path: Path) -> Case:
         if kind == "value" and isinstance(c["expect"], list) and len(c["expect"]) != len(_as_list(c["at"])):
             raise SidecarError(f"{path}: check {i + 1}: `expect` and `at` differ in length")
         checks.append(Check(c.get("name") or f"check {i + 1}", kind, c, c.get("known_failure")))
+    between = output.get("stops_between")
+    if between is not None and (not isinstance(between, list) or len(between) != 2):
+        raise SidecarError(f"{path}: output.stops_between must be [from, to]")
+    if between is not None and "stops_with" not in output:
+        raise SidecarError(f"{path}: output.stops_between needs output.stops_with")
     return Case(path, model, forms, float(need("stop_time")), float(d.get("dt", need("stop_time") / 500)),
                 expect, original.get("note"), reference, ref.get("model") if ref else None,
-                output.get("known_failure"), output.get("may_reject"), checks)
+                output.get("known_failure"), output.get("may_reject"), checks,
+                output.get("stops_with"), tuple(float(x) for x in between) if between else None)
 
 
 def load_cases(fixtures: Path = FIXTURES) -> list[Case]:

@@ -175,6 +175,19 @@ def check_output(test, case, sim):
                 keep.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, keep)
         row(case, "output", rel(form), sim, rec)
+        if case.output_stops_with:
+            # The output must stop, with this message, inside the interval (never run on).
+            msg = rec.get("message") or ""
+            lo, hi = case.output_stops_between or (0.0, case.stop_time)
+            bracket = rec.get("failure_bracket") or ([rec["time_reached"]] * 2 if rec.get("time_reached") is not None else None)
+            where_ok = bracket is not None and lo <= bracket[0] and bracket[1] <= hi
+            if rec["status"] == "failed" and case.output_stops_with in msg and where_ok:
+                print(f"  PASS {label}: stops in [{bracket[0]:.4f}, {bracket[1]:.4f}] with `{case.output_stops_with}`")
+            else:
+                print(f"  FAIL {label}: should stop in [{lo}, {hi}] with `{case.output_stops_with}`: "
+                      f"{rec['status']} {bracket} {harness_message(rec)}")
+                failures.append(f"{label}: did not stop with `{case.output_stops_with}` in [{lo}, {hi}]")
+            continue
         if rec["status"] != "ok":
             if case.output_known_failure:
                 cases.KNOWN.append(f"{label}: reaching t = {case.stop_time:g}: {case.output_known_failure}")

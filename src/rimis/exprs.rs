@@ -30,6 +30,10 @@ pub(crate) fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
     Expr { kind: ExprKind::Binary(op, Box::new([a, b])), span: Span::DUMMY }
 }
 
+pub(crate) fn neg(a: Expr) -> Expr {
+    Expr { kind: ExprKind::Unary(UnOp::Neg, Box::new(a)), span: Span::DUMMY }
+}
+
 pub(crate) fn not(a: Expr) -> Expr {
     Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(a)), span: Span::DUMMY }
 }

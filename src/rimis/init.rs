@@ -103,7 +103,8 @@ pub(crate) fn init_consistency(
                     .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
             };
             let (dl, dr) = (diff(&l)?, diff(&r)?);
-            let Some(equation) = on_sources(plan, &dl, &dr) else {
+            let region_c = plan.cond_number(&region);
+            let Some(equation) = on_sources(plan, &dl, &dr, region_c) else {
                 out.unnamed.push(label);
                 continue;
             };
@@ -209,19 +210,26 @@ fn at_time_zero(c: &Expr, at_start: &BTreeMap<String, Expr>) -> Expr {
     c
 }
 
-/// `l = r` on the source variables (`None` if it reads a derivative the output does not name).
-fn on_sources(plan: &Plan, l: &Expr, r: &Expr) -> Option<crate::syntax::ast::Equation> {
+/// `l = r` on the source variables, or, for a derivative the output does not name as a
+/// source, on the replicates of the region (`region_c`: what holds at t = 0 if the model
+/// starts there). `None` if a derivative has no name there either.
+fn on_sources(plan: &mut Plan, l: &Expr, r: &Expr, region_c: usize) -> Option<crate::syntax::ast::Equation> {
     let mut missing = false;
-    let mut map = |x: &Expr| {
+    let mut map = |x: &Expr, plan: &mut Plan| {
         rewrite(x, &mut |y| {
             let (n, i) = exprs::occurrence(y)?;
             let u = *plan.by_name.get(n)?;
-            let found = plan.existing_source(u, i);
+            let found = plan.existing_source(u, i).or_else(|| {
+                let read = plan.read(u, i, region_c);
+                exprs::occurrence(&read).is_some_and(|(_, k)| k == 0).then_some(read)
+            });
             missing |= found.is_none();
             found
         })
     };
-    let eq = simple(symbolic::simplify(&map(l)), symbolic::simplify(&map(r)));
+    let l = map(l, plan);
+    let r = map(r, plan);
+    let eq = simple(symbolic::simplify(&l), symbolic::simplify(&r));
     (!missing).then_some(eq)
 }
 

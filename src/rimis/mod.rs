@@ -240,10 +240,11 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         }
     }
     let diff = sections::diff(&mut plan);
-    let reinit = sections::reinit(&mut plan);
+
     let mut multi = sources;
     let unguaranteed = restart::unguaranteed(&plan, &switches);
     let restarts = restart_system::build(&mut plan, &unguaranteed, &ctx)?;
+    let reinit = sections::reinit(&mut plan, &restarts.replicas);
     // Never silently wrong: what no restart restores is checked in its modes.
     let unrestored: Vec<&restart::Unguaranteed> = restarts.unrestored.iter().map(|&k| &unguaranteed[k]).collect();
     let tolerance = (!unrestored.is_empty()).then(|| plan.namer.fresh("consistency_tolerance"));
@@ -251,18 +252,6 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         Some(tol) => checks::consistency_checks(&mut plan, &unrestored, tol, &ctx)?,
         None => Vec::new(),
     };
-    // The checks read replicates, which may need multiplexers of their own: the pending
-    // multiplexers are taken after them.
-    multi.extend(sections::pending_muxes(&mut plan));
-    out.warnings.extend(
-        restarts
-            .warnings
-            .iter()
-            .map(|w| format!("{w}; the output stops with an assert if it does not hold after the switch")),
-    );
-    out.notes.extend(restarts.notes.iter().cloned());
-    out.header.extend(restarts.notes);
-
     let user = init::names_in_initial_sections(&src.kept_parts);
     let init = init::init_consistency(&mut plan, &src, &user, &at_start, &ctx)?;
     out.initial = init.items;
@@ -279,6 +268,18 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             init.unnamed.join(" ")
         ));
     }
+    // The restart systems, the checks and INIT read replicates, which may need multiplexers
+    // of their own: the pending multiplexers are taken after them.
+    multi.extend(sections::pending_muxes(&mut plan));
+    out.warnings.extend(
+        restarts
+            .warnings
+            .iter()
+            .map(|w| format!("{w}; the output stops with an assert if it does not hold after the switch")),
+    );
+    out.notes.extend(restarts.notes.iter().cloned());
+    out.header.extend(restarts.notes);
+
     // Declarations: the input's, then DECL/INIT.
     let states = init::init_states(&mut plan);
     for (u, role) in plan.roles.iter().enumerate() {
@@ -291,6 +292,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         let doc = "relative tolerance of the consistency checks after mode changes without a restart (issue 14)";
         out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));
     }
+    out.classes.extend(restarts.functions.iter().cloned());
     if let Some(step) = &restarts.step {
         let doc = "step of the restart systems at impulsive mode changes (s; paper 000 §6.1.2)";
         out.elements.push(source::real_parameter(step, restart_system::STEP, doc));
@@ -306,7 +308,6 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         ("MULTI: multiplexers", multi),
         ("REPL: the blocks of the CDG, each under its condition", repl),
         ("REINIT: a state replicate starts from the source's value when its mode is entered", reinit),
-        ("RESTART: restart systems at impulsive mode changes (paper 000 §5.1)", restarts.equations),
         ("RESTART: reinitialisation", restarts.reinit),
         ("CHECK: consistency after mode changes the output does not restart (paper 000 §5)", checks),
     ] {

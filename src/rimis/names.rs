@@ -11,7 +11,6 @@ use crate::syntax::ast::{StoredDefinition, Text};
 use crate::syntax::parser::is_keyword;
 use crate::syntax::visit::{self, Visitor};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::rc::Rc;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Namer {
@@ -19,8 +18,6 @@ pub(crate) struct Namer {
     /// Per wanted name that was taken: the suffix to try first next time (every smaller
     /// one is taken).
     next: FxHashMap<String, u64>,
-    /// Deferred requests ([`Namer::defer`]): each list of wanted names, how many times.
-    owed: Vec<(Rc<[String]>, usize)>,
 }
 
 /// Collects every name, declared identifier, class name and called function of a file.
@@ -54,28 +51,11 @@ impl Namer {
         let mut taken = FxHashSet::default();
         let mut copy = def.clone();
         visit::walk(&mut copy, &mut Collect(&mut taken));
-        Namer { taken, next: FxHashMap::default(), owed: Vec::new() }
-    }
-
-    /// `fresh(w)` for every `w` of `wants`, in order, with the results thrown away, done
-    /// before the next call of `fresh`: the same names end up taken as if they were asked
-    /// for now, but nothing is spent unless a name is asked for later. (A restart system
-    /// that fails after naming its variables leaves them taken; when no system follows,
-    /// the thousands of names of a large model are never made.)
-    pub(crate) fn defer(&mut self, wants: &Rc<[String]>) {
-        match self.owed.last_mut() {
-            Some((w, times)) if Rc::ptr_eq(w, wants) => *times += 1,
-            _ => self.owed.push((wants.clone(), 1)),
-        }
+        Namer { taken, next: FxHashMap::default() }
     }
 
     /// `want` if free, else the first free of `want_1`, `want_2`, …; the result is taken.
     pub(crate) fn fresh(&mut self, want: &str) -> String {
-        for (wants, times) in std::mem::take(&mut self.owed) {
-            for _ in 0..times {
-                wants.iter().for_each(|w| drop(self.fresh(w)));
-            }
-        }
         let free = |n: &str, taken: &FxHashSet<String>| !taken.contains(n) && !is_keyword(n);
         if free(want, &self.taken) {
             self.taken.insert(want.to_string());
@@ -118,21 +98,6 @@ mod tests {
         }
         taken.insert(n.clone());
         n
-    }
-
-    #[test]
-    fn deferred_names_are_taken_before_the_next_fresh_name() {
-        let wants: Rc<[String]> = vec!["a".to_string(), "b".to_string()].into();
-        let (mut now, mut later) = (Namer::default(), Namer::default());
-        for _ in 0..3 {
-            now.fresh("a");
-            now.fresh("b");
-            later.defer(&wants);
-        }
-        later.defer(&Rc::from(vec!["b".to_string()]));
-        now.fresh("b");
-        assert_eq!(later.fresh("b"), now.fresh("b"));
-        assert_eq!(later.fresh("a"), "a_3");
     }
 
     #[test]

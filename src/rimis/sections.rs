@@ -291,24 +291,33 @@ pub(crate) fn diff(plan: &mut Plan) -> Vec<Item> {
 }
 
 /// REINIT: entering a writer's modes, its state replicates take the source's values:
-/// `when cond(b) then reinit(ρ^i, pre(u^(i))); end when;`.
-pub(crate) fn reinit(plan: &mut Plan) -> Vec<Item> {
+/// `when cond(b) then reinit(ρ^i, pre(u^(i))); end when;` — or, for a replicate that a
+/// restart system restores on entering exactly those modes (`restarts`: region,
+/// replicate, value), the restart value.
+pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<Item> {
     let mut out = Vec::new();
     for u in plan.mdae.var_ids() {
         if plan.roles[u.index()] != Role::Varying {
             continue;
         }
         for (b, k) in plan.writers[u.index()].clone() {
+            let mode = plan.cond(plan.block_cond[b]).clone();
             let mut body = Vec::new();
             for i in 0..k {
                 let target = plan.written(b, u, i);
-                let source = plan.source(u, i);
-                body.push(exprs::reinit(target, call("pre", vec![source])));
+                let restart = restarts.iter().find(|(r, n, _)| {
+                    r.and(&plan.care) == mode && matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n)
+                });
+                let value = match restart {
+                    Some((_, _, v)) => v.clone(),
+                    None => call("pre", vec![plan.source(u, i)]),
+                };
+                body.push(exprs::reinit(target, value));
             }
             if body.is_empty() {
                 continue;
             }
-            let cond = plan.cond_expr(&plan.cond(plan.block_cond[b]).clone());
+            let cond = plan.cond_expr(&mode);
             out.push(Item::new(exprs::equation(EquationKind::When { branches: vec![(cond, body)] })));
         }
     }
