@@ -85,9 +85,9 @@ end M;
     assert_eq!(lines[3], "3 files: 2 transformed, 1 failed");
     let mut written: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     written.sort();
-    assert_eq!(written, ["TwoEquations.mo", "WaterTank.mo"]);
+    assert_eq!(written, ["TwoEquations.mo", "sub"], "the outputs mirror the inputs' folders");
     let single = run(&[fixture("WaterTank.mo").to_str().unwrap()]);
-    assert_eq!(std::fs::read(out_dir.join("WaterTank.mo")).unwrap(), single.stdout, "same text as a single run");
+    assert_eq!(std::fs::read(out_dir.join("sub/WaterTank.mo")).unwrap(), single.stdout, "same text as a single run");
     let usage = run(&[fixture("TwoEquations.mo").to_str().unwrap(), fixture("WaterTank.mo").to_str().unwrap()]);
     assert_eq!(usage.status.code(), Some(2), "several files need --out-dir");
 }

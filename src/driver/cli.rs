@@ -26,8 +26,11 @@ pub struct Cli {
     #[arg(value_name = "FILE")]
     pub paths: Vec<PathBuf>,
 
-    /// Batch mode: transform every `.mo` file of the PATHs (folders are walked) into
-    /// DIR, one line per file and a summary; exit 1 if any failed.
+    /// Batch mode: transform every `.mo` file of the PATHs (folders walked, symbolic links
+    /// followed) into DIR, mirroring their folders (PATH/a/m.mo -> DIR/a/m.mo); one line per
+    /// file, unreadable ones included, and a summary; exit 1 if any failed. Two inputs with
+    /// one output, an output replacing an input, or DIR inside an input folder: exit 2, nothing
+    /// written.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
 
