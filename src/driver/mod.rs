@@ -22,8 +22,8 @@ pub enum DriverError {
     Syntax { file: Box<SourceFile>, error: SyntaxError },
     #[error("{}", .error.short(.file))]
     Lower { file: Box<SourceFile>, error: LowerError },
-    #[error("{0}")]
-    Analysis(AnalysisError),
+    #[error("{file}: error: {error}{}", analysis_hint(.error))]
+    Analysis { file: String, error: AnalysisError },
     #[error("{}", .error.short(.file))]
     Rimis { file: Box<SourceFile>, error: crate::rimis::RimisError },
     /// The analysis found valid modes in which the model is structurally singular; the
@@ -40,7 +40,7 @@ impl DriverError {
         match self {
             DriverError::Syntax { .. }
             | DriverError::Lower { .. }
-            | DriverError::Analysis(_)
+            | DriverError::Analysis { .. }
             | DriverError::Rimis { .. }
             | DriverError::Singular(_) => 1,
             DriverError::Io { .. } | DriverError::Usage(_) => 2,
@@ -54,6 +54,7 @@ impl DriverError {
             DriverError::Lower { file, error } => error.render(file),
             DriverError::Rimis { file, error } => error.render(file),
             DriverError::Singular(message) => message.clone(),
+            DriverError::Analysis { .. } => format!("{self}\n"),
             other => format!("error: {other}\n"),
         }
     }
@@ -97,7 +98,7 @@ fn strategy(cli: &Cli) -> Strategy {
 pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<String>), DriverError> {
     let def = parse_model(file)?;
     let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
-    let cdg = analysis::analyse(&model, strategy).map_err(DriverError::Analysis)?;
+    let cdg = analyse(file, &model, strategy)?;
     let out = crate::rimis::transform(&def, &model, &cdg)
         .map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;
     let mut messages: Vec<String> = out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)).collect();
@@ -127,9 +128,10 @@ pub fn canonical(file: &SourceFile) -> Result<String, DriverError> {
 /// exit code 1 if some valid mode is structurally singular.
 fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     let model = lower(file)?;
-    let cdg = analysis::analyse(&model, strategy(cli)).map_err(DriverError::Analysis)?;
+    let cdg = analyse(file, &model, strategy(cli))?;
     let mut out = String::new();
-    if cli.check {
+    // With --report json the JSON is alone on stdout (or in -o), so that it parses.
+    if cli.check && cli.report.is_none() {
         out.push_str(&analysis::report::check(&model, &cdg));
     }
     if cli.report == Some(Report::Json) {
@@ -169,6 +171,21 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         }
     }
     Err(DriverError::Singular(message))
+}
+
+/// Runs the analysis; its errors name the file.
+fn analyse(file: &SourceFile, model: &mdae::Mdae, strategy: Strategy) -> Result<analysis::Cdg, DriverError> {
+    analysis::analyse(model, strategy).map_err(|error| DriverError::Analysis { file: file.name.clone(), error })
+}
+
+/// What to do about an analysis error, for its message.
+fn analysis_hint(error: &AnalysisError) -> &'static str {
+    match error {
+        AnalysisError::TooManyModes { .. } => {
+            "; use --strategy implicit (all modes at once, with BDDs) or --strategy auto"
+        }
+        AnalysisError::Unsupported(_) => "",
+    }
 }
 
 /// Parses, checks and lowers `file` to an mDAE.
