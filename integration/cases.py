@@ -60,6 +60,15 @@ class Case:
                 ts.update(float(t) for t in _as_list(c.spec["at"]))
         return sorted(ts)
 
+    def solver_tolerance(self) -> float:
+        """A relative tolerance for the simulator that fits the checks: 1/100 of the
+        tightest value tolerance (1e-8 for 1e-6 checks), within [1e-10, 1e-6]. omc's default
+        (1e-6) leaves integration errors of the size of a 1e-6 check (ClutchBasic)."""
+        tols = [float(c.spec["tol"]) for c in self.checks if c.kind == "value"]
+        if not tols:
+            return 1e-6
+        return min(1e-6, max(1e-10, min(tols) / 100))
+
 
 def _as_list(v):
     return v if isinstance(v, list) else [v]

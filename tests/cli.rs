@@ -303,3 +303,38 @@ fn the_explicit_strategy_over_its_limit_names_the_file_and_the_way_out() {
     let ok = run(&["--strategy", "implicit", "--check", path.to_str().unwrap()]);
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
 }
+
+/// Issue 17: `--check` lists the algebraic loops through discrete variables. The RIMIS
+/// output of CupAndBall as it was before issue 17 has one through a when-equation (omc
+/// refuses to build it): `--check` fails on it and names it; today's output has none;
+/// the input has a level one (omc iterates on it): a warning, exit 0.
+#[test]
+fn check_reports_loops_through_discrete_variables() {
+    let old = run(&["--check", fixture("check/CupAndBallWhenLoop.mo").to_str().unwrap()]);
+    assert_eq!(old.status.code(), Some(1), "{}", text(&old.stderr));
+    let report = text(&old.stdout);
+    assert!(
+        report.contains("discrete loops (1):\n  ERROR: algebraic loop through discrete variable(s) gamma"),
+        "{report}"
+    );
+    assert!(report.contains("CupAndBallWhenLoop.mo:75:3: if gamma then"), "{report}");
+    assert!(text(&old.stderr).contains("has an algebraic loop through a when-equation"), "{}", text(&old.stderr));
+
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = dir.path().join("CupAndBall_rimis.mo");
+    let out = run(&["-o", fixed.to_str().unwrap(), fixture("CupAndBall.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let now = run(&["--check", fixed.to_str().unwrap()]);
+    assert_eq!(now.status.code(), Some(0), "{}", text(&now.stderr));
+    assert!(text(&now.stdout).ends_with("discrete loops: none\n"), "{}", text(&now.stdout));
+
+    let input = run(&["--check", fixture("CupAndBall.mo").to_str().unwrap()]);
+    assert_eq!(input.status.code(), Some(0));
+    assert!(text(&input.stdout).contains("  warning: algebraic loop through discrete variable(s) gamma"));
+
+    let json = run(&["--report", "json", fixture("check/CupAndBallWhenLoop.mo").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["discrete_loops"]["checked"], true);
+    assert_eq!(v["discrete_loops"]["loops"][0]["variables"][0], "gamma");
+    assert_eq!(v["discrete_loops"]["loops"][0]["through_when"], true);
+}

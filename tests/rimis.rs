@@ -77,7 +77,28 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
         SingleMode::Nonsingular(s) => s,
         SingleMode::Singular(_) => return Err("the approximate analysis of the output is singular".into()),
     };
-    if out.contains("The structure does not depend on the mode: the model is unchanged.") {
+    let unchanged = out.contains("The structure does not depend on the mode: the model is unchanged.");
+    // No algebraic loop through a discrete variable: omc refuses one through a
+    // when-equation, and iterates on the others. A pass-through output is the input,
+    // whose level loops omc builds; a rewritten output has none.
+    match analysis::causal::of_file(&def) {
+        Some(Ok(causal)) => {
+            let new = causal.discrete_loops().into_iter().find(|l| l.through_when || !unchanged);
+            if let Some(l) = new.as_ref() {
+                let locate = |s: syntax::Span| {
+                    let (l, c) = file.line_col(s.start as usize);
+                    format!("{l}:{c}")
+                };
+                return Err(format!("the output has {}", causal.describe(l, &locate)));
+            }
+        }
+        Some(Err(u)) if unchanged => {
+            let _ = u; // a pass-through keeps the input's arrays and records
+        }
+        Some(Err(u)) => return Err(format!("the causal check cannot read the output: {} at {:?}", u.what, u.span)),
+        None => return Err("the output has no model class".into()),
+    }
+    if unchanged {
         return Ok(());
     }
     if let Some(i) = structure.c.iter().position(|&c| c != 0) {
@@ -380,4 +401,21 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
         println!("  refused {n:4}: {kind}");
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Issue 17: a condition the input evaluates without events — under `noEvent`, or inside
+/// `smooth` (omc makes no zero crossing in either) — keeps `noEvent` in the output's
+/// multiplexers and guards. An event-driven relation would change the simulation: omc's
+/// relations have hysteresis, so a flow that reaches exactly zero does not leave the mode
+/// `V < 0` (PumpDropOut), and a switch inside a smooth characteristic chatters
+/// (ThyristorBehaviourTest: 100 events within 1.1 ms).
+#[test]
+fn conditions_without_events_keep_no_event() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/FlowDirection.mo");
+    let (out, _) = transform("FlowDirection", &std::fs::read_to_string(p).unwrap()).unwrap();
+    assert!(out.contains("  dT = if noEvent(V >= 0) then dT_"), "{out}");
+    let smooth = "model M\n  Real v;\n  Real w;\n  Real i;\nequation\n  i = sin(time);\n  w = cos(time);\n  i = smooth(1, if v < 0 then 0.001 * v else v + 0.1 * w);\nend M;\n";
+    let (out, _) = transform("M.mo", smooth).unwrap();
+    assert!(out.contains("  v = if noEvent(v < 0) then v_"), "{out}");
+    assert!(!out.contains("if v < 0"), "{out}");
 }

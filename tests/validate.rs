@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 
 fn mo_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "mo")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "mo")).collect()
+        })
         .unwrap_or_default();
     files.sort();
     files
@@ -50,11 +52,19 @@ fn summary(lines: &[String]) -> String {
 fn no_error_on_any_model_openmodelica_printed_or_any_fixture() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in ["../shared/corpus/omc-flat", "../shared/corpus/msl-flat", "fixtures", "fixtures/omc-flat", "fixtures/scale"] {
+    for dir in
+        ["../shared/corpus/omc-flat", "../shared/corpus/msl-flat", "fixtures", "fixtures/omc-flat", "fixtures/scale"]
+    {
         files.extend(mo_files(&root.join(dir)));
     }
     let (checked, errors, warnings) = common::in_big_thread(move || validate_all(&files));
-    println!("validated {checked} files: {} errors {}, {} warnings {}", errors.len(), summary(&errors), warnings.len(), summary(&warnings));
+    println!(
+        "validated {checked} files: {} errors {}, {} warnings {}",
+        errors.len(),
+        summary(&errors),
+        warnings.len(),
+        summary(&warnings)
+    );
     for w in &warnings {
         println!("  {w}");
     }

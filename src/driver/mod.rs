@@ -127,15 +127,22 @@ pub fn canonical(file: &SourceFile) -> Result<String, DriverError> {
 /// `--check`, `--report`, `--dot`: analyse, write the requested outputs, then fail with
 /// exit code 1 if some valid mode is structurally singular.
 fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
-    let model = lower(file)?;
+    let def = parse_model(file)?;
+    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
     let cdg = analyse(file, &model, strategy(cli))?;
+    let causal = analysis::causal::report::CausalCheck::of(
+        analysis::causal::of_file(&def).unwrap_or_else(|| Ok(Default::default())),
+    );
     let mut out = String::new();
     // With --report json the JSON is alone on stdout (or in -o), so that it parses.
     if cli.check && cli.report.is_none() {
         out.push_str(&analysis::report::check(&model, &cdg));
+        out.push_str(&causal.text(file));
     }
     if cli.report == Some(Report::Json) {
-        let json = serde_json::to_string_pretty(&analysis::report::json(&model, &cdg))
+        let mut report = analysis::report::json(&model, &cdg);
+        report.discrete_loops = Some(causal.json(file));
+        let json = serde_json::to_string_pretty(&report)
             .map_err(|e| DriverError::Usage(format!("cannot write the JSON report: {e}")))?;
         out.push_str(&json);
         out.push('\n');
@@ -144,10 +151,16 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         output::write(Some(path), &analysis::report::dot(&model, &cdg))?;
     }
     output::write(cli.output.as_deref(), &out)?;
-    if cdg.singular.is_empty() {
+    if cdg.singular.is_empty() && !causal.fatal() {
         return Ok(());
     }
     let mut message = String::new();
+    if causal.fatal() {
+        message.push_str(&format!(
+            "{}: error: model {} has an algebraic loop through a when-equation (omc refuses to build it); see the report's discrete loops\n",
+            file.name, model.name
+        ));
+    }
     for s in &cdg.singular {
         let over: Vec<&str> = s.overdetermined.iter().map(|&e| model.eq(e).id.as_str()).collect();
         let under: Vec<&str> = s.underdetermined.iter().map(|&v| model.var(v).name.as_str()).collect();

@@ -45,6 +45,9 @@ pub(super) struct Lowering<'a> {
     decl_spans: HashMap<String, crate::syntax::Span>,
     /// Finite domains ([`domains`]); the one-hot modes are made at the first comparison.
     domains: BTreeMap<String, Vec<DomainValue>>,
+    /// Inside `noEvent(…)` or `smooth(…)`: conditions generate no events there (omc
+    /// makes no zero crossing inside either), and their atoms keep `noEvent`.
+    pub(super) no_events: u32,
 }
 
 /// A residual under construction: mutually exclusive arms covering every mode.
@@ -72,6 +75,7 @@ pub fn lower(def: &StoredDefinition, file: &SourceFile) -> Result<Mdae, LowerErr
         enumerations: HashSet::new(),
         decl_spans: HashMap::new(),
         domains: BTreeMap::new(),
+        no_events: 0,
     };
     let discrete = when_assigned(comp);
     for part in &comp.parts {
@@ -506,7 +510,7 @@ impl<'a> Lowering<'a> {
     /// A Boolean condition as a [`Cond`]: static parts evaluated, Boolean variables become
     /// mode variables, any other condition a mode atom (shared by its canonical text).
     pub(super) fn cond(&mut self, e: &Expr) -> Result<Cond, LowerError> {
-        let c = self.cond_of(e)?;
+        let c = if self.no_events > 0 { self.cond_without_events(e)? } else { self.cond_of(e)? };
         self.out.conditions.entry(expr_to_string(e)).or_insert_with(|| c.clone());
         Ok(c)
     }
@@ -528,7 +532,7 @@ impl<'a> Lowering<'a> {
             ExprKind::Binary(BinOp::Or, xs) => Cond::or(self.cond(&xs[0])?, self.cond(&xs[1])?),
             ExprKind::Call(c) if c.function.text.as_str() == "noEvent" => match &c.args {
                 FunctionArgs::List { positional, named } if positional.len() == 1 && named.is_empty() => {
-                    self.cond(&positional[0])?
+                    self.cond_without_events(&positional[0])?
                 }
                 _ => self.atom(e),
             },
@@ -542,6 +546,49 @@ impl<'a> Lowering<'a> {
                 }
             }
             _ => self.atom(e),
+        })
+    }
+
+    /// The condition `noEvent(e)` (or any condition inside `smooth(…)`): its Boolean structure and mode variables as usual, each
+    /// relation an atom that keeps `noEvent` (`noEvent(v >= 0)`), so that the output
+    /// evaluates it as the input does, without state events: a flow that stays at exactly
+    /// zero leaves the mode `v >= 0` in the input, an event-driven `v >= 0` would not.
+    fn cond_without_events(&mut self, e: &Expr) -> Result<Cond, LowerError> {
+        if let Some(Value::Bool(b)) = self.env.eval(e) {
+            return Ok(if b { Cond::True } else { Cond::False });
+        }
+        Ok(match &e.kind {
+            ExprKind::Bool(b) => {
+                if *b {
+                    Cond::True
+                } else {
+                    Cond::False
+                }
+            }
+            ExprKind::Unary(UnOp::Not, x) => Cond::not(self.cond_without_events(x)?),
+            ExprKind::Binary(BinOp::And, xs) => {
+                Cond::and(self.cond_without_events(&xs[0])?, self.cond_without_events(&xs[1])?)
+            }
+            ExprKind::Binary(BinOp::Or, xs) => {
+                Cond::or(self.cond_without_events(&xs[0])?, self.cond_without_events(&xs[1])?)
+            }
+            ExprKind::Name(n) if self.kinds.get(n.as_str()) == Some(&NameKind::Boolean) => {
+                Cond::Mode(self.mode(n.as_str(), ModeKind::Variable))
+            }
+            ExprKind::Call(c) if c.function.text.as_str() == "noEvent" => match &c.args {
+                FunctionArgs::List { positional, named } if positional.len() == 1 && named.is_empty() => {
+                    self.cond_without_events(&positional[0])?
+                }
+                _ => self.atom(e),
+            },
+            ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne), xs) if self.compare(*op, &xs[0], &xs[1]).is_some() => {
+                self.compare(*op, &xs[0], &xs[1]).unwrap_or(Cond::False)
+            }
+            _ => {
+                let args = FunctionArgs::List { positional: vec![e.clone()].into(), named: Box::new([]) };
+                let call = Call { function: Ident { text: text("noEvent"), span: e.span }, args };
+                self.atom(&Expr { kind: ExprKind::Call(Box::new(call)), span: e.span })
+            }
         })
     }
 

@@ -11,6 +11,7 @@
 
 mod exprs;
 mod guards;
+mod left_limits;
 pub(crate) mod names;
 mod plan;
 mod restart;
@@ -225,9 +226,11 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
                 switches.push(restart::Switch { mode: m, guard: g.clone() });
             }
             None => {
-                out.warnings.push(format!(
-                    "guard fixpoint not rewritten: the mode equation of `{mode_name}` depends on `{mode_name}` through a block computed in every mode; it is kept as it is and simulators may iterate on it at a switch"
-                ));
+                let note = format!(
+                    "guard fixpoint kept as a level equation: the mode equation of `{mode_name}` depends on `{mode_name}` through a block computed in every mode; the equations of that loop read `{mode_name}` on its left limit (`pre`), so it switches by event iteration"
+                );
+                out.notes.push(note.clone());
+                out.header.push(format!("Note: {note}."));
                 modes.push(Item::new(eq.clone()));
             }
         }
@@ -284,6 +287,9 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         if !items.is_empty() {
             out.sections.push(Section { title: title.into(), items });
         }
+    }
+    for l in left_limits::read_loops_on_left_limits(&mut out) {
+        out.warnings.push(format!("{l}; simulators may iterate on it at a switch"));
     }
     Ok(out)
 }

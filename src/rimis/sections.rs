@@ -101,16 +101,22 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
         let res = binary(BinOp::Sub, l.clone(), r.clone());
         constant_coefficients(&res, &is_written, &|x: &Expr| is_real(plan, x))
     });
-    if unconditional || regular {
+    // A conditional block is computed in every mode unless guarded: only where every
+    // expression is defined everywhere (the input evaluated it in its modes only).
+    let constant = |n: &str| plan.mdae.time_invariant.contains(n);
+    let total = out.iter().all(|(l, r)| symbolic::is_total(l, &constant) && symbolic::is_total(r, &constant));
+    if unconditional || (regular && total) {
         let mut items: Vec<Item> = out.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect();
         if let Some(first) = items.first_mut() {
             first.comment = Some(label);
         }
         return Ok(items);
     }
-    // §4.7: outside its modes a nonlinear block assigns its matched variables a default.
+    // §4.7: outside its modes a nonlinear block, or one whose expressions are not
+    // defined everywhere, assigns its matched variables a default.
     let mut item = Item::new(guarded(plan.cond_expr(&cond), out, &written));
-    item.comment = Some(format!("{label} (nonlinear: trivial outside its modes, paper 000 §4.7)"));
+    let why = if regular { "partial: division, root or function" } else { "nonlinear" };
+    item.comment = Some(format!("{label} ({why}: trivial outside its modes, paper 000 §4.7)"));
     Ok(vec![item])
 }
 

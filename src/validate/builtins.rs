@@ -12,7 +12,10 @@ pub(super) fn is_variable(name: &str) -> bool {
 
 /// The predefined types a declaration may name.
 pub(super) fn is_type(name: &str) -> bool {
-    matches!(name, "Real" | "Integer" | "Boolean" | "String" | "StateSelect" | "AssertionLevel" | "ExternalObject" | "Clock")
+    matches!(
+        name,
+        "Real" | "Integer" | "Boolean" | "String" | "StateSelect" | "AssertionLevel" | "ExternalObject" | "Clock"
+    )
 }
 
 /// The literals of a predefined enumeration type (`StateSelect.prefer`).
@@ -50,12 +53,47 @@ pub(super) fn function(name: &str) -> Option<Ret> {
         "abs" | "noEvent" | "pre" | "previous" | "hold" | "pure" | "homotopy" => Arg(0),
         "smooth" => Arg(1),
         "div" | "mod" | "rem" => Numeric,
-        "max" | "min" | "sign" | "sum" | "product" | "size" | "scalar" | "vector" | "matrix" | "identity"
-        | "diagonal" | "zeros" | "ones" | "fill" | "linspace" | "transpose" | "outerProduct" | "symmetric"
-        | "cross" | "skew" | "cat" | "array" | "promote" | "sample" | "subSample" | "superSample"
-        | "shiftSample" | "backSample" | "noClock" | "Clock" | "spatialDistribution" | "reinit" | "assert"
-        | "terminate" | "transition" | "initialState" | "Connections.branch" | "Connections.root"
-        | "Connections.potentialRoot" | "Connections.uniqueRoot" | "Connections.uniqueRootIndices" => Unknown,
+        "max"
+        | "min"
+        | "sign"
+        | "sum"
+        | "product"
+        | "size"
+        | "scalar"
+        | "vector"
+        | "matrix"
+        | "identity"
+        | "diagonal"
+        | "zeros"
+        | "ones"
+        | "fill"
+        | "linspace"
+        | "transpose"
+        | "outerProduct"
+        | "symmetric"
+        | "cross"
+        | "skew"
+        | "cat"
+        | "array"
+        | "promote"
+        | "sample"
+        | "subSample"
+        | "superSample"
+        | "shiftSample"
+        | "backSample"
+        | "noClock"
+        | "Clock"
+        | "spatialDistribution"
+        | "reinit"
+        | "assert"
+        | "terminate"
+        | "transition"
+        | "initialState"
+        | "Connections.branch"
+        | "Connections.root"
+        | "Connections.potentialRoot"
+        | "Connections.uniqueRoot"
+        | "Connections.uniqueRootIndices" => Unknown,
         _ => return None,
     })
 }

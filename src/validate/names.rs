@@ -2,8 +2,8 @@
 //! built-in, an iterator, an enumeration literal, a class of the file), every called
 //! function defined, every enumeration literal existing.
 
-use super::diagnostic::{Diagnostic, Kind};
 use super::builtins;
+use super::diagnostic::{Diagnostic, Kind};
 use super::scope::{Scope, cref_names, normalize, parts, prefixes};
 use super::walk::{Ctx, Sink};
 use crate::syntax::ast::*;
@@ -15,8 +15,12 @@ pub(super) fn declarations(scope: &Scope, out: &mut Vec<Diagnostic>) {
     for d in &scope.decls {
         if d.base == "time" {
             out.push(
-                Diagnostic::error(Kind::Builtin, d.decl.span, "`time` is the built-in simulation time; it cannot be declared")
-                    .help("rename the variable (Modelica 3.6 §3.6.7)"),
+                Diagnostic::error(
+                    Kind::Builtin,
+                    d.decl.span,
+                    "`time` is the built-in simulation time; it cannot be declared",
+                )
+                .help("rename the variable (Modelica 3.6 §3.6.7)"),
             );
         }
         match first.get(d.key.as_str()) {
@@ -60,7 +64,9 @@ fn is_empty_array(e: &Expr) -> bool {
         ExprKind::Array(items) => items.iter().all(is_empty_array),
         ExprKind::Subscripted(x) => is_empty_array(&x.base),
         ExprKind::Call(c) if c.function.text.as_str() == "fill" => match &c.args {
-            FunctionArgs::List { positional, .. } => positional.iter().skip(1).any(|d| matches!(&d.kind, ExprKind::Number(n) if n.as_str() == "0")),
+            FunctionArgs::List { positional, .. } => {
+                positional.iter().skip(1).any(|d| matches!(&d.kind, ExprKind::Number(n) if n.as_str() == "0"))
+            }
             _ => false,
         },
         _ => false,
@@ -81,8 +87,12 @@ impl<'a> Sink<'a> for Names<'_, 'a> {
         let (ty, lit) = ps.split_last().map(|(l, init)| (init.join("."), *l)).unwrap_or_default();
         if let Some(lits) = self.scope.enumeration_literals(&ty).filter(|_| !ty.is_empty()) {
             self.out.push(
-                Diagnostic::error(Kind::NoSuchLiteral, e.span, format!("the enumeration `{ty}` has no literal `{lit}`"))
-                    .help(format!("its literals: {}", lits.join(", "))),
+                Diagnostic::error(
+                    Kind::NoSuchLiteral,
+                    e.span,
+                    format!("the enumeration `{ty}` has no literal `{lit}`"),
+                )
+                .help(format!("its literals: {}", lits.join(", "))),
             );
             return;
         }

@@ -135,8 +135,13 @@ pub(super) fn cref_names(r: &ComponentRef) -> (String, String) {
 
 impl<'a> Scope<'a> {
     pub fn new(def: &'a StoredDefinition, model: &'a ClassDef) -> Scope<'a> {
-        let mut s =
-            Scope { decls: Vec::new(), by_base: BTreeMap::new(), aggregates: BTreeSet::new(), classes: BTreeMap::new(), enums: BTreeMap::new() };
+        let mut s = Scope {
+            decls: Vec::new(),
+            by_base: BTreeMap::new(),
+            aggregates: BTreeSet::new(),
+            classes: BTreeMap::new(),
+            enums: BTreeMap::new(),
+        };
         for c in &def.classes {
             s.add_class(c, "");
         }

@@ -8,8 +8,8 @@ use super::diagnostic::{Diagnostic, Kind};
 use super::scope::{Resolved, cref_names};
 use super::types::{Ty, Typer, constant};
 use super::walk::{Ctx, Sink};
-use crate::syntax::printer::expr_to_string as printer_text;
 use crate::syntax::ast::*;
+use crate::syntax::printer::expr_to_string as printer_text;
 
 pub(super) struct Types<'s, 'a> {
     pub typer: Typer<'s, 'a>,
@@ -77,8 +77,12 @@ impl<'a> Sink<'a> for Types<'_, 'a> {
         if !matches!(t, Ty::Boolean | Ty::Unknown) {
             let text = printer_text(c);
             self.out.push(
-                Diagnostic::error(Kind::Type, c.span, format!("the condition `{text}` is {} {}, not a Boolean", article(t), t.name()))
-                    .help(format!("a condition is Boolean: compare it, e.g. `{text} > 0`")),
+                Diagnostic::error(
+                    Kind::Type,
+                    c.span,
+                    format!("the condition `{text}` is {} {}, not a Boolean", article(t), t.name()),
+                )
+                .help(format!("a condition is Boolean: compare it, e.g. `{text} > 0`")),
             );
         }
     }
@@ -128,7 +132,10 @@ impl Types<'_, '_> {
     fn is_clock(&self, c: &Expr) -> bool {
         match &c.kind {
             ExprKind::Call(call) => {
-                matches!(call.function.text.as_str(), "Clock" | "subSample" | "superSample" | "shiftSample" | "backSample")
+                matches!(
+                    call.function.text.as_str(),
+                    "Clock" | "subSample" | "superSample" | "shiftSample" | "backSample"
+                )
             }
             ExprKind::Name(n) => match self.typer.scope.resolve(n.as_str()) {
                 Some(Resolved::Var(ds)) => ds.iter().any(|&d| self.typer.scope.decls[d].type_name == "Clock"),
@@ -154,7 +161,10 @@ impl Types<'_, '_> {
                         Diagnostic::error(
                             Kind::Type,
                             t.span,
-                            format!("the left-hand side `{}` of an equation in a when-clause is not a variable", printer_text(t)),
+                            format!(
+                                "the left-hand side `{}` of an equation in a when-clause is not a variable",
+                                printer_text(t)
+                            ),
                         )
                         .help("inside `when`, each equation has the form `v = expression` (Modelica 3.6 §8.3.5.1)"),
                     );
@@ -165,9 +175,13 @@ impl Types<'_, '_> {
                 if let Some(&d) = ds.iter().find(|&&d| self.typer.scope.decls[d].is_fixed_value()) {
                     let decl = &self.typer.scope.decls[d];
                     self.out.push(
-                        Diagnostic::error(Kind::Type, t.span, format!("a when-clause assigns `{base}`, which is a parameter or a constant"))
-                            .with(decl.decl.span, "declared here")
-                            .help("a when-clause defines variables; declare it without `parameter`/`constant`"),
+                        Diagnostic::error(
+                            Kind::Type,
+                            t.span,
+                            format!("a when-clause assigns `{base}`, which is a parameter or a constant"),
+                        )
+                        .with(decl.decl.span, "declared here")
+                        .help("a when-clause defines variables; declare it without `parameter`/`constant`"),
                     );
                 }
             }

@@ -147,9 +147,12 @@ impl Typer<'_, '_> {
             return match ret {
                 Ret::Is(t) => t,
                 Ret::Arg(k) => args.get(k).map_or(Ty::Unknown, |a| self.of(a, iterators)),
-                Ret::Numeric if !args.is_empty() => {
-                    args.iter().map(|a| self.of(a, iterators)).reduce(Ty::join).filter(|t| t.is_numeric()).unwrap_or(Ty::Unknown)
-                }
+                Ret::Numeric if !args.is_empty() => args
+                    .iter()
+                    .map(|a| self.of(a, iterators))
+                    .reduce(Ty::join)
+                    .filter(|t| t.is_numeric())
+                    .unwrap_or(Ty::Unknown),
                 _ => Ty::Unknown,
             };
         }
