@@ -6,14 +6,21 @@
 //!
 //! Checks (one module each): [`names`] (declarations unique, `time` not declared, every
 //! name and function resolved, enumeration literals existing), [`typecheck`] (Boolean
-//! conditions, compatible sides, `when` targets). The checks are conservative: they
+//! conditions, compatible sides, `when` targets), [`discrete`] (each discrete variable
+//! defined once), [`cycles`] (parameter bindings acyclic), [`initial`] (the initial system not overdetermined, on the structure of
+//! [`continuous`]). The checks are conservative: they
 //! report only what is certainly wrong, so that every model OpenModelica prints (the
 //! 1,901 files of `../shared/corpus`) passes without an error (`tests/validate.rs`).
 //!
 //! Invariants: reads the tree, never changes it; the diagnostics come in source order.
 
 mod builtins;
+mod continuous;
+mod cycles;
 mod diagnostic;
+mod discrete;
+mod initial;
+mod matching;
 mod names;
 mod scope;
 mod typecheck;
@@ -36,6 +43,11 @@ pub fn validate(def: &StoredDefinition) -> Vec<Diagnostic> {
     names.finish();
     let typer = types::Typer { scope: &scope };
     walk::Walk::new(&mut typecheck::Types { typer, out: &mut out }).model(comp);
+    let system = continuous::build(&scope, comp);
+    let balanced = system.as_ref().is_some_and(continuous::System::balanced);
+    out.extend(discrete::Discrete::check(&scope, comp, balanced));
+    out.extend(system.as_ref().and_then(|s| initial::check(&scope, s)));
+    out.extend(cycles::check(&scope));
     out.sort_by_key(|d| (d.span.start, d.severity, d.kind));
     out.dedup();
     out

@@ -203,3 +203,29 @@ pub(super) fn constant(e: &Expr) -> Option<f64> {
         _ => None,
     }
 }
+
+/// What an equation `lhs = rhs` is, by the types of its sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum EqType {
+    /// A side is Real (the other Real, Integer, a record or unknown): a continuous equation.
+    Real,
+    /// Both sides Boolean, Integer, String or enumeration.
+    Discrete,
+    /// Anything else (unknown types on both sides, a type error).
+    Unclear,
+}
+
+pub(super) fn is_discrete(t: Ty) -> bool {
+    matches!(t, Ty::Boolean | Ty::Integer | Ty::String | Ty::Enum)
+}
+
+pub(super) fn equation_type(a: Ty, b: Ty) -> EqType {
+    let real_or_open = |t: Ty| matches!(t, Ty::Real | Ty::Integer | Ty::Record | Ty::Unknown);
+    if (a == Ty::Real && real_or_open(b)) || (b == Ty::Real && real_or_open(a)) {
+        EqType::Real
+    } else if is_discrete(a) && is_discrete(b) {
+        EqType::Discrete
+    } else {
+        EqType::Unclear
+    }
+}
