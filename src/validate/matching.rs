@@ -9,9 +9,10 @@
 pub(super) fn matching(rows: &[Vec<usize>], unknowns: usize) -> Vec<Option<usize>> {
     let mut owner: Vec<Option<usize>> = vec![None; unknowns];
     let mut assignment = vec![None; rows.len()];
+    // `seen[v] == stamp`: visited in this search (one array for all searches: O(1) reset).
+    let mut seen = vec![0u32; unknowns];
     for e in 0..rows.len() {
-        let mut seen = vec![false; unknowns];
-        augment(e, rows, &mut owner, &mut seen);
+        augment(e, rows, &mut owner, &mut seen, e as u32 + 1);
     }
     for (v, o) in owner.iter().enumerate() {
         if let Some(e) = o {
@@ -22,7 +23,7 @@ pub(super) fn matching(rows: &[Vec<usize>], unknowns: usize) -> Vec<Option<usize
 }
 
 /// Finds an augmenting path from equation `e` (iterative depth-first search).
-fn augment(e: usize, rows: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+fn augment(e: usize, rows: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [u32], stamp: u32) -> bool {
     // Stack of (equation, next position in its row); `via[k]` is the unknown taken at level k.
     let mut stack: Vec<(usize, usize)> = vec![(e, 0)];
     let mut via: Vec<usize> = Vec::new();
@@ -33,10 +34,10 @@ fn augment(e: usize, rows: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mu
             continue;
         };
         *pos += 1;
-        if seen[v] {
+        if seen[v] == stamp {
             continue;
         }
-        seen[v] = true;
+        seen[v] = stamp;
         match owner[v] {
             None => {
                 via.push(v);

@@ -38,7 +38,7 @@ pub fn validate(def: &StoredDefinition) -> Vec<Diagnostic> {
     let scope = scope::Scope::new(def, model);
     let mut out = Vec::new();
     names::declarations(&scope, &mut out);
-    let mut names = names::Names { scope: &scope, out: &mut out, pending: Vec::new() };
+    let mut names = names::Names { scope: &scope, out: &mut out, pending: Vec::new(), mark: 0 };
     walk::Walk::new(&mut names).model(comp);
     names.finish();
     let typer = types::Typer { scope: &scope };

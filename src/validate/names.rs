@@ -4,7 +4,7 @@
 
 use super::builtins;
 use super::diagnostic::{Diagnostic, Kind};
-use super::scope::{Scope, cref_names, normalize, parts, prefixes};
+use super::scope::{Scope, cref_names, normalize, parts};
 use super::walk::{Ctx, Sink};
 use crate::syntax::ast::*;
 use std::collections::BTreeMap;
@@ -43,6 +43,8 @@ pub(super) struct Names<'s, 'a> {
     pub scope: &'s Scope<'a>,
     pub out: &'s mut Vec<Diagnostic>,
     pub pending: Vec<Diagnostic>,
+    /// `pending[mark..]` came after the last equation seen (the current one's).
+    pub mark: usize,
 }
 
 impl Names<'_, '_> {
@@ -50,10 +52,18 @@ impl Names<'_, '_> {
         self.out.extend(self.pending);
     }
 
-    /// Drops the pending diagnostics inside `side` when `other` is an empty array.
+    /// Drops the current equation's pending diagnostics inside `side` when `other` is an
+    /// empty array.
     fn empty_array_side(&mut self, side: &Expr, other: &Expr) {
         if is_empty_array(other) {
-            self.pending.retain(|d| !side.span.contains(d.span));
+            let mut k = self.mark;
+            while k < self.pending.len() {
+                if side.span.contains(self.pending[k].span) {
+                    self.pending.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
         }
     }
 }
@@ -115,11 +125,13 @@ impl<'a> Sink<'a> for Names<'_, 'a> {
     fn equation(&mut self, _eq: &'a Equation, lhs: &'a Expr, rhs: &'a Expr, _ctx: Ctx<'a>, _iterators: &[Text]) {
         self.empty_array_side(lhs, rhs);
         self.empty_array_side(rhs, lhs);
+        self.mark = self.pending.len();
     }
 
     fn assignment(&mut self, _st: &'a Statement, target: &'a Expr, value: &'a Expr, _iterators: &[Text]) {
         self.empty_array_side(target, value);
         self.empty_array_side(value, target);
+        self.mark = self.pending.len();
     }
 
     fn call(&mut self, c: &'a Call, _e: &'a Expr, iterators: &[Text]) {
@@ -130,7 +142,7 @@ impl<'a> Sink<'a> for Names<'_, 'a> {
             // omc's own functions (`$OMC$PositiveMax`, `$OMC$inStreamDiv`)
             || trimmed.starts_with('$')
             // an operator or constructor of a record the file defines (`Complex.'+'`)
-            || prefixes(trimmed).iter().any(|p| self.scope.classes.contains_key(p))
+            || self.scope.has_class_prefix(trimmed)
             || iterators.iter().any(|i| i.as_str() == name);
         if known {
             return;

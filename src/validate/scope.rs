@@ -64,7 +64,9 @@ pub(super) enum Resolved {
 pub(super) struct Scope<'a> {
     pub decls: Vec<Decl<'a>>,
     by_base: BTreeMap<String, Vec<usize>>,
-    aggregates: BTreeSet<String>,
+    /// The part counts of the declared bases and of the class names.
+    decl_counts: BTreeSet<usize>,
+    class_counts: BTreeSet<usize>,
     /// Every class of the file by its written name and by its qualified names.
     pub classes: BTreeMap<String, &'a ClassDef>,
     /// The literals of every enumeration type of the file (by qualified name) and of
@@ -119,10 +121,27 @@ pub(super) fn normalize(name: &str) -> String {
     out.join(".")
 }
 
-/// The proper prefixes of a dotted name, shortest first: `a.b.c` → `a`, `a.b`.
-pub(super) fn prefixes(name: &str) -> Vec<String> {
-    let ps = parts(name);
-    (1..ps.len()).map(|n| ps[..n].join(".")).collect()
+/// The proper prefixes of a dotted name (no leading dot) that have a number of parts in
+/// `counts`, longest first: `a.b.c` with counts {1, 2} → `a.b`, `a`. Slices, and only the
+/// lengths some name has, so that a name of n parts costs O(n) (not O(n²)).
+pub(super) fn prefixes<'n>(name: &'n str, counts: &BTreeSet<usize>) -> Vec<&'n str> {
+    let mut dots = Vec::new();
+    let (mut quoted, mut escaped) = (false, false);
+    for (k, c) in name.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '\'' => quoted = !quoted,
+            '.' if !quoted => dots.push(k),
+            _ => {}
+        }
+    }
+    counts.iter().rev().filter(|&&c| c >= 1 && c <= dots.len()).map(|&c| &name[..dots[c - 1]]).collect()
+}
+
+/// The number of parts of a dotted name.
+fn part_count(name: &str) -> usize {
+    parts(name).len()
 }
 
 /// A reference's base name (every subscript dropped) and its key (as printed).
@@ -138,7 +157,8 @@ impl<'a> Scope<'a> {
         let mut s = Scope {
             decls: Vec::new(),
             by_base: BTreeMap::new(),
-            aggregates: BTreeSet::new(),
+            decl_counts: BTreeSet::new(),
+            class_counts: BTreeSet::new(),
             classes: BTreeMap::new(),
             enums: BTreeMap::new(),
         };
@@ -165,6 +185,7 @@ impl<'a> Scope<'a> {
         let name = name.strip_prefix('.').unwrap_or(name);
         let qualified = if outer.is_empty() { name.to_string() } else { format!("{outer}.{name}") };
         for n in [name.to_string(), qualified.clone()] {
+            self.class_counts.insert(part_count(&n));
             self.classes.entry(n).or_insert(c);
         }
         match &c.body {
@@ -208,9 +229,7 @@ impl<'a> Scope<'a> {
         };
         let ty = self.type_of(&c.type_spec);
         let array = !c.type_dims.is_empty() || !d.dims.is_empty();
-        for p in prefixes(&base) {
-            self.aggregates.insert(p);
-        }
+        self.decl_counts.insert(part_count(&base));
         self.by_base.entry(base.clone()).or_default().push(self.decls.len());
         self.decls.push(Decl { key, base, ty, type_name, array, component: c, decl: d });
     }
@@ -248,14 +267,15 @@ impl<'a> Scope<'a> {
         if let Some(ds) = self.by_base.get(base) {
             return Some(Resolved::Var(ds.clone()));
         }
-        if self.aggregates.contains(base) {
+        let below = format!("{base}.");
+        if self.by_base.range(below.clone()..).next().is_some_and(|(k, _)| k.starts_with(&below)) {
             return Some(Resolved::Aggregate);
         }
         if builtins::is_variable(base) {
             return Some(Resolved::Builtin);
         }
-        if let Some(p) = prefixes(base).into_iter().rev().find(|p| self.by_base.contains_key(p)) {
-            return Some(Resolved::Field(self.by_base[&p].clone()));
+        if let Some(ds) = prefixes(base, &self.decl_counts).into_iter().find_map(|p| self.by_base.get(p)) {
+            return Some(Resolved::Field(ds.clone()));
         }
         match self.literal(name) {
             Some(true) => return Some(Resolved::Literal),
@@ -264,10 +284,15 @@ impl<'a> Scope<'a> {
             None => {}
         }
         let trimmed = name.strip_prefix('.').unwrap_or(name);
-        if self.classes.contains_key(trimmed) || prefixes(trimmed).iter().any(|p| self.classes.contains_key(p)) {
+        if self.classes.contains_key(trimmed) || self.has_class_prefix(trimmed) {
             return Some(Resolved::Class);
         }
         None
+    }
+
+    /// Whether a proper prefix of `name` (no leading dot) is a class of the file.
+    pub fn has_class_prefix(&self, name: &str) -> bool {
+        prefixes(name, &self.class_counts).iter().any(|p| self.classes.contains_key(*p))
     }
 
     /// Whether `E.c` is an enumeration literal: `Some(true)` if it is, `Some(false)` if `E`
