@@ -668,7 +668,10 @@ fn nest(k: usize, a: &str, mid: &str, b: &str) -> String {
 }
 
 /// Every way of nesting, as a function of the nesting level.
-fn nestings() -> Vec<(&'static str, Box<dyn Fn(usize) -> String>)> {
+/// A way of nesting: its name and the source at a nesting level.
+type Nesting = (&'static str, Box<dyn Fn(usize) -> String>);
+
+fn nestings() -> Vec<Nesting> {
     vec![
         ("if-expression in then", Box::new(|k| model(&format!("x = {};", nest(k, "if b then ", "a", " else a"))))),
         (

@@ -82,11 +82,9 @@ pub(super) fn overdetermined(
                 continue;
             }
             in_var[v] = true;
-            if let Some(next) = owner[v] {
-                if !in_eq[next] {
-                    in_eq[next] = true;
-                    todo.push(next);
-                }
+            if let Some(next) = owner[v].filter(|&n| !in_eq[n]) {
+                in_eq[next] = true;
+                todo.push(next);
             }
         }
     }

@@ -171,19 +171,19 @@ impl Types<'_, '_> {
                     continue;
                 }
             };
-            if let Some(Resolved::Var(ds)) = self.typer.scope.resolve(&base) {
-                if let Some(&d) = ds.iter().find(|&&d| self.typer.scope.decls[d].is_fixed_value()) {
-                    let decl = &self.typer.scope.decls[d];
-                    self.out.push(
-                        Diagnostic::error(
-                            Kind::Type,
-                            t.span,
-                            format!("a when-clause assigns `{base}`, which is a parameter or a constant"),
-                        )
-                        .with(decl.decl.span, "declared here")
-                        .help("a when-clause defines variables; declare it without `parameter`/`constant`"),
-                    );
-                }
+            if let Some(Resolved::Var(ds)) = self.typer.scope.resolve(&base)
+                && let Some(&d) = ds.iter().find(|&&d| self.typer.scope.decls[d].is_fixed_value())
+            {
+                let decl = &self.typer.scope.decls[d];
+                self.out.push(
+                    Diagnostic::error(
+                        Kind::Type,
+                        t.span,
+                        format!("a when-clause assigns `{base}`, which is a parameter or a constant"),
+                    )
+                    .with(decl.decl.span, "declared here")
+                    .help("a when-clause defines variables; declare it without `parameter`/`constant`"),
+                );
             }
         }
     }
