@@ -310,7 +310,11 @@ fn a_switch_guarantees_only_its_own_crossing_surface() {
 /// A consistency equation of every mode (`x = y`, differentiated once everywhere: RIMIS
 /// integrates `der(x) = der(y)`) is an initial equation of the output, so that y starts
 /// from x's start value rather than from 0 (rumoca: x = y = 1 at t = 0 with it, y = 0
-/// without). One that holds in some modes only is listed in the header instead.
+/// without). One that holds in some modes only (issue 14) is selected by its modes at
+/// t = 0 — the mode variables read through their guards — and sets the state it absorbs
+/// there (y, whose start is only a guess); elsewhere that state keeps its start value.
+/// Where the only state is `fixed`, it loses `fixed` (`ClutchReleased`, in the simulation
+/// suite: engaged at t = 0, w2 starts at w1's speed).
 #[test]
 fn consistency_equations_of_every_mode_are_initial_equations() {
     let model = |extra: &str| {
@@ -321,10 +325,11 @@ fn consistency_equations_of_every_mode_are_initial_equations() {
     let (out, messages) = transform("M.mo", &model("x = y;")).unwrap();
     assert!(messages.is_empty(), "{messages:?}");
     assert!(out.contains("initial equation\n  // consistency: e11 holds at the start\n  x = y;\nequation\n"), "{out}");
-    // Only when b: no initial equation, a line in the header.
+    // Only when b: selected by b's guard at t = 0.
     let (out, _) = transform("M.mo", &model("0 = if b then x - y else f;")).unwrap();
-    assert!(!out.contains("\ninitial equation\n"), "{out}");
-    assert!(out.contains("// Consistency equations of some modes only, not written as initial equations"), "{out}");
+    let expected = "initial equation\n  // consistency: e11 holds at the start where `b` (elsewhere y starts from its start value)\n  if time > 0.5 then\n    0 = x - y;\n  else\n    y = 0.0;\n  end if;\nequation\n";
+    assert!(out.contains(expected), "{out}");
+    assert!(out.contains("  Real x(start = 1, fixed = true);\n"), "x keeps fixed: y absorbs e11\n{out}");
 }
 
 // ------------------------------------------------------------- the corpus

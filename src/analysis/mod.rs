@@ -5,7 +5,7 @@
 //! Two strategies compute the same [`Cdg`]: [`explicit`] (enumerate valid modes; the
 //! reference) and the implicit one (all modes at once with BDDs, paper 002 §4).
 //! Pure algorithms over dense indices live in their own files: [`matching`], [`dm`],
-//! [`sigma`]; the BDD layer is [`modes`]; reports are written by [`report`].
+//! [`sigma`], [`scc`]; the BDD layer is [`modes`]; reports are written by [`report`].
 
 pub mod causal;
 pub mod cdg;
@@ -15,6 +15,7 @@ pub mod implicit;
 pub mod matching;
 pub mod modes;
 pub mod report;
+pub mod scc;
 pub mod sigma;
 
 pub use cdg::Cdg;

@@ -5,7 +5,7 @@
 //! written as the conjunction of the model's invariants, each minimised on its own.
 
 use crate::mdae::{Cond, Mdae, ModeId, ModeKind};
-use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
+use biodivine_lib_bdd::{Bdd, BddNode, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
 
 /// BDD variables of the modes (and, for the implicit strategy, of the edges).
 pub struct ModeSpace {
@@ -17,6 +17,13 @@ pub struct ModeSpace {
     /// The one-hot groups: the modes `k == v` of each Integer/enumeration variable `k`
     /// with a finite domain; exactly one of each group holds in every mode that exists.
     pub groups: Vec<Vec<ModeId>>,
+    /// (BDD variable, mode) for every mode, sorted by variable.
+    by_var: Vec<(BddVariable, ModeId)>,
+    /// One variable per mode, the k-th mode variable in BDD order as variable k: where
+    /// [`ModeSpace::to_cond`] computes (biodivine's cofactors allocate a vector as long as
+    /// the variable's index, and the implicit strategy puts the modes among 10^4 edge
+    /// variables).
+    compact: BddVariableSet,
 }
 
 /// The Integer/enumeration mode variables of `mdae` with their one-hot modes and values,
@@ -46,7 +53,16 @@ impl ModeSpace {
         let names: Vec<String> = mdae.modes.iter().map(|m| m.name.clone()).collect();
         let set = BddVariableSet::new_anonymous(names.len() as u16);
         let mode_vars = set.variables();
-        ModeSpace { set, mode_vars, names, groups: groups_of(mdae) }
+        ModeSpace::new(set, mode_vars, names, groups_of(mdae))
+    }
+
+    /// A space over `set` in which mode m is `mode_vars[m]`.
+    pub fn new(set: BddVariableSet, mode_vars: Vec<BddVariable>, names: Vec<String>, groups: Vec<Vec<ModeId>>) -> Self {
+        let mut by_var: Vec<(BddVariable, ModeId)> =
+            mode_vars.iter().enumerate().map(|(m, &v)| (v, ModeId(m as u32))).collect();
+        by_var.sort_unstable();
+        let compact = BddVariableSet::new_anonymous(by_var.len() as u16);
+        ModeSpace { set, mode_vars, names, groups, by_var, compact }
     }
 
     /// The modes where every one-hot group has exactly one member true.
@@ -121,8 +137,8 @@ impl ModeSpace {
     /// a one-hot group are written as one comparison (`state == 1`, `not state == 2`).
     pub fn to_cond(&self, f: &Bdd, care: &Bdd) -> Cond {
         let care = care.and(&self.one_hot());
-        let lower = f.and(&care);
-        let upper = f.or(&care.not());
+        let lower = self.to_compact(&f.and(&care));
+        let upper = self.to_compact(&f.or(&care.not()));
         let cubes = self.isop(&lower, &upper);
         let mut terms: Vec<Vec<(ModeId, bool)>> = cubes.into_iter().map(|c| self.by_groups(c)).collect();
         terms.iter_mut().for_each(|c| c.sort());
@@ -162,32 +178,51 @@ impl ModeSpace {
         out
     }
 
+    /// `f`, which reads mode variables only, over [`ModeSpace::compact`]: the same nodes in
+    /// the same order with each variable renumbered by its rank (an order-preserving
+    /// renaming, so the result is canonical and its ISOP is the same).
+    fn to_compact(&self, f: &Bdd) -> Bdd {
+        let n = BddVariable::from_index(self.by_var.len());
+        let rank = |v: BddVariable| {
+            let at = self.by_var.binary_search_by_key(&v, |p| p.0).expect("a mode variable");
+            BddVariable::from_index(at)
+        };
+        let nodes: Vec<BddNode> = f
+            .clone()
+            .to_nodes()
+            .into_iter()
+            .enumerate()
+            .map(|(k, node)| BddNode::mk_node(if k < 2 { n } else { rank(node.var) }, node.low_link, node.high_link))
+            .collect();
+        Bdd::from_nodes(&nodes).expect("an order-preserving renaming of a BDD is a BDD")
+    }
+
     /// The condition as Modelica text.
     pub fn text(&self, f: &Bdd, care: &Bdd) -> String {
         self.to_cond(f, care).to_modelica(&|m| self.names[m.index()].clone())
     }
 
-    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper.
+    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper (both over the compact space).
     fn isop(&self, lower: &Bdd, upper: &Bdd) -> Vec<Vec<(ModeId, bool)>> {
         self.isop_bdd(lower, upper).0
     }
 
     fn isop_bdd(&self, lower: &Bdd, upper: &Bdd) -> (Vec<Vec<(ModeId, bool)>>, Bdd) {
         if lower.is_false() {
-            return (Vec::new(), self.mk_false());
+            return (Vec::new(), self.compact.mk_false());
         }
         if upper.is_true() {
-            return (vec![Vec::new()], self.mk_true());
+            return (vec![Vec::new()], self.compact.mk_true());
         }
         let top = lower.support_set().into_iter().chain(upper.support_set()).min().expect("non-constant");
-        let m = ModeId(self.mode_vars.iter().position(|&v| v == top).expect("a mode variable") as u32);
+        let m = self.by_var[top.to_index()].1;
         let (l0, l1) = (lower.var_restrict(top, false), lower.var_restrict(top, true));
         let (u0, u1) = (upper.var_restrict(top, false), upper.var_restrict(top, true));
         let (c0, f0) = self.isop_bdd(&l0.and_not(&u1), &u0);
         let (c1, f1) = self.isop_bdd(&l1.and_not(&u0), &u1);
         let rest = l0.and_not(&f0).or(&l1.and_not(&f1));
         let (cs, fs) = self.isop_bdd(&rest, &u0.and(&u1));
-        let x = self.set.mk_var(top);
+        let x = self.compact.mk_var(top);
         let f = x.not().and(&f0).or(&x.and(&f1)).or(&fs);
         let mut cubes = Vec::with_capacity(c0.len() + c1.len() + cs.len());
         cubes.extend(c0.into_iter().map(|mut c| {

@@ -35,9 +35,11 @@ use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
 use crate::analysis::dm;
 use crate::mdae::VarId;
-use crate::syntax::ast::{BinOp, EquationKind, Expr};
+use crate::syntax::ast::{BinOp, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
 use biodivine_lib_bdd::Bdd;
+use rustc_hash::FxHashSet;
+use std::rc::Rc;
 
 /// What the restart systems add to the output.
 #[derive(Default)]
@@ -51,6 +53,8 @@ pub(crate) struct Restarts {
     pub notes: Vec<String>,
     /// The consistency equations no system restores.
     pub warnings: Vec<String>,
+    /// Their indices in the failures given to [`build`] (checked by `checks.rs`).
+    pub unrestored: Vec<usize>,
 }
 
 /// Default step of the restart systems, in seconds.
@@ -69,10 +73,11 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
     let mut whens: Vec<(Expr, Vec<crate::syntax::ast::Equation>)> = Vec::new();
     // One step parameter for every system; declared only if some system is built.
     let mut step_name: Option<String> = None;
+    let shared = Shared::new(plan);
     for region in regions {
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
         let step = step_name.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
-        match system(plan, region, &step, ctx)? {
+        match system(plan, &shared, region, &step, ctx)? {
             Ok(sys) => {
                 out.step = Some(step.clone());
                 let names: Vec<String> =
@@ -95,7 +100,10 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
                     names.join(" ")
                 ));
             }
-            Err(why) => out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message))),
+            Err(why) => {
+                out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
+                out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+            }
         }
     }
     if !whens.is_empty() {
@@ -122,12 +130,85 @@ fn uniform(entries: &[(u32, Bdd)], region: &Bdd) -> Option<u32> {
     values.all(|v| v == first).then_some(first)
 }
 
+/// What every region's system shares, computed once per model (issue 15: the systems were
+/// checked variable by variable and named in full for every region, O(N²) on Westinghouse).
+struct Shared {
+    /// Per variable, per equation: the order d, the offset c, where it is the same in every
+    /// regular mode (so [`uniform`] over any non-empty region of regular modes gives it).
+    d: Vec<Option<u32>>,
+    c: Vec<Option<u32>>,
+    /// The restart variables' wanted names (`x_plus`), and placeholders for them that no
+    /// model name can equal (the names are only made for a system that is built).
+    wants: Rc<[String]>,
+    placeholders: Vec<Expr>,
+}
+
+impl Shared {
+    fn new(plan: &Plan) -> Shared {
+        let constant = |entries: &[(u32, Bdd)]| {
+            let mut live = entries.iter().filter(|(_, m)| !m.and(&plan.care).is_false());
+            match (live.next(), live.next()) {
+                (Some((v, m)), None) if m.and(&plan.care) == plan.care => Some(*v),
+                _ => None,
+            }
+        };
+        let mdae = plan.mdae;
+        Shared {
+            d: plan.cdg.orders.iter().map(|o| constant(o)).collect(),
+            c: plan.cdg.offsets.iter().map(|o| constant(o)).collect(),
+            wants: mdae.var_ids().map(|u| Namer::plain(&mdae.var(u).name) + "_plus").collect(),
+            placeholders: (0..mdae.vars.len()).map(|u| name(&format!("\u{1}{u}"))).collect(),
+        }
+    }
+
+    /// The variable a placeholder stands for.
+    fn placeholder(x: &Expr) -> Option<usize> {
+        match &x.kind {
+            ExprKind::Name(n) => n.as_str().strip_prefix('\u{1}')?.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
 /// The restart system for entering `region`, or why there is none.
-fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Result<Result<System, String>, RimisError> {
+///
+/// The restart variables are named only if the system is built; where it fails after the
+/// point at which it used to name them, their names are taken all the same
+/// ([`Namer::defer`]), so every name in the output is as it was.
+fn system(
+    plan: &mut Plan,
+    shared: &Shared,
+    region: &Bdd,
+    step: &str,
+    ctx: &DiffContext,
+) -> Result<Result<System, String>, RimisError> {
+    let built = build_system(plan, shared, region, step, ctx)?;
+    if built.is_err() && named_before_failing(plan, shared, region) {
+        plan.namer.defer(&shared.wants);
+    }
+    Ok(built)
+}
+
+/// Would the system for `region` have named its variables before failing (the orders
+/// are uniform and at most 1 there, and no state is replicated per mode)?
+fn named_before_failing(plan: &Plan, shared: &Shared, region: &Bdd) -> bool {
+    plan.mdae.var_ids().all(|u| {
+        let k = shared.d[u.index()].or_else(|| uniform(&plan.cdg.orders[u.index()], region));
+        k.is_some_and(|k| k <= 1 && !(k == 1 && plan.roles[u.index()] == Role::Varying))
+    })
+}
+
+fn build_system(
+    plan: &mut Plan,
+    shared: &Shared,
+    region: &Bdd,
+    step: &str,
+    ctx: &DiffContext,
+) -> Result<Result<System, String>, RimisError> {
     let mdae = plan.mdae;
     let mut d = Vec::new();
     for u in mdae.var_ids() {
-        match uniform(&plan.cdg.orders[u.index()], region) {
+        match shared.d[u.index()].or_else(|| uniform(&plan.cdg.orders[u.index()], region)) {
             Some(k) if k <= 1 => d.push(k),
             Some(k) => {
                 return Ok(Err(format!(
@@ -146,14 +227,12 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
             )));
         }
     }
-    // The restart variables: u⁺ for a state, the value at the switch for an algebraic one.
-    // Fresh before use, so that no name of the model can be taken for one of them.
-    let plus: Vec<String> =
-        mdae.var_ids().map(|u| plan.namer.fresh(&(Namer::plain(&mdae.var(u).name) + "_plus"))).collect();
+    // The restart variables: u⁺ for a state, the value at the switch for an algebraic one;
+    // placeholders until the system is known to be built.
     let var_of = |n: &str| plan.by_name.get(n).copied();
     let mut rows: Vec<(Expr, Expr)> = Vec::new();
     for e in mdae.eq_ids() {
-        let Some(c) = uniform(&plan.cdg.offsets[e.index()], region) else {
+        let Some(c) = shared.c[e.index()].or_else(|| uniform(&plan.cdg.offsets[e.index()], region)) else {
             return Ok(Err(format!("the structure varies inside `{}`", plan.cond_text(region))));
         };
         if c > 1 {
@@ -172,14 +251,14 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
         let mut bad = None;
         let mut shift = |x: &Expr| {
             exprs::rewrite(x, &mut |y| {
-                if let crate::syntax::ast::ExprKind::Call(f) = &y.kind
+                if let ExprKind::Call(f) = &y.kind
                     && matches!(f.function.text.as_str(), "pre" | "initial" | "terminal")
                 {
                     return Some(y.clone());
                 }
                 let (n, k) = exprs::occurrence(y)?;
                 let u: VarId = var_of(n)?;
-                let p = name(&plus[u.index()]);
+                let p = shared.placeholders[u.index()].clone();
                 Some(match (c, k, d[u.index()]) {
                     // The shifted consistency equation reads the restart values.
                     (1, 0, _) => p,
@@ -201,7 +280,7 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
         rows.push((symbolic::simplify(&row.0), symbolic::simplify(&row.1)));
     }
     // Structural check with the general Dulmage–Mendelsohn decomposition.
-    let column = |x: &Expr| exprs::occurrence(x).and_then(|(n, _)| plus.iter().position(|p| p == n));
+    let column = Shared::placeholder;
     let graph: Vec<Vec<(usize, i64)>> = rows
         .iter()
         .map(|(l, r)| {
@@ -212,7 +291,7 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
             cols.into_iter().map(|j| (j, 0)).collect()
         })
         .collect();
-    let parts = dm::decompose(&graph, plus.len());
+    let parts = dm::decompose(&graph, mdae.vars.len());
     if !parts.is_perfect() {
         let eqs = |v: &[usize]| v.iter().map(|&i| mdae.equations[i].id.clone()).collect::<Vec<_>>().join(" ");
         let vars = |v: &[usize]| v.iter().map(|&j| mdae.vars[j].name.clone()).collect::<Vec<_>>().join(" ");
@@ -222,22 +301,24 @@ fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Resul
             vars(&parts.under_vars)
         )));
     }
+    // The system is built: its variables are named (fresh, so that no name of the model
+    // can be taken for one of them).
+    let plus: Vec<String> = shared.wants.iter().map(|w| plan.namer.fresh(w)).collect();
+    let rename = |x: &Expr| exprs::rewrite(x, &mut |y| Shared::placeholder(y).map(|u| name(&plus[u])));
+    let rows: Vec<(Expr, Expr)> = rows.iter().map(|(l, r)| (rename(l), rename(r))).collect();
     // Declarations, then the equations, guarded where they are not affine with constant
     // coefficients in the restart variables.
     for (u, p) in plus.iter().enumerate() {
         let what = if d[u] == 1 { "restart value of" } else { "value at the restart of" };
-        plan.declared.push((
-            p.clone(),
-            format!("{what} {} entering {}", mdae.vars[u].name, plan.cond_text(region)),
-            None,
-        ));
+        let holds = format!("{what} {} entering {}", mdae.vars[u].name, plan.cond_text(region));
+        plan.declare(p.clone(), holds, None);
     }
     let names = plus;
     let written: Vec<Expr> = names.iter().map(|n| name(n)).collect();
-    let is_written =
-        |x: &Expr| matches!(&x.kind, crate::syntax::ast::ExprKind::Name(n) if names.iter().any(|m| m == n.as_str()));
+    let named: FxHashSet<&str> = names.iter().map(String::as_str).collect();
+    let is_written = |x: &Expr| matches!(&x.kind, ExprKind::Name(n) if named.contains(n.as_str()));
     let is_real = |x: &Expr| {
-        exprs::occurrence(x).is_some_and(|(n, k)| k > 0 || plan.by_name.contains_key(n) || names.iter().any(|m| m == n))
+        exprs::occurrence(x).is_some_and(|(n, k)| k > 0 || plan.by_name.contains_key(n) || named.contains(n))
     };
     let affine = rows
         .iter()

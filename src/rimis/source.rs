@@ -67,8 +67,16 @@ impl<'a> Source<'a> {
             all: Vec::new(),
             kept_parts: Vec::new(),
         };
-        let lowered: Vec<Span> = mdae.equations.iter().map(|e| e.span).collect();
-        let invariant: Vec<Span> = mdae.invariants.iter().map(|i| i.span).collect();
+        // Sorted, so that each equation looks only at the spans that start inside it
+        // (a scan of every span per equation was quadratic: half of a 10^5-equation job).
+        let mut lowered: Vec<Span> = mdae.equations.iter().map(|e| e.span).collect();
+        lowered.sort_unstable();
+        let mut invariant: Vec<Span> = mdae.invariants.iter().map(|i| i.span).collect();
+        invariant.sort_unstable();
+        let holds_lowered = |eq: &Span| {
+            let from = lowered.partition_point(|s| s.start < eq.start);
+            lowered[from..].iter().take_while(|s| s.start <= eq.end).any(|s| s.end <= eq.end)
+        };
         for part in &comp.parts {
             match part {
                 ClassPart::Elements { elements, .. } => {
@@ -82,8 +90,7 @@ impl<'a> Source<'a> {
                 ClassPart::Equations { initial: false, equations, .. } => {
                     for eq in equations {
                         src.all.push(eq.clone());
-                        let inside = |s: &Span| eq.span.start <= s.start && s.end <= eq.span.end;
-                        if !lowered.iter().any(inside) || invariant.contains(&eq.span) {
+                        if !holds_lowered(&eq.span) || invariant.binary_search(&eq.span).is_ok() {
                             src.kept.push(eq.clone());
                         }
                     }
@@ -140,7 +147,7 @@ impl<'a> Source<'a> {
             .flat_map(|c| c.declarations.iter().map(move |d| (c, d)))
     }
 
-    fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
+    pub(crate) fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
         let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == var)?;
         let cm = d.modification.as_ref()?.class_mod.as_ref()?;
         let a = cm.args.iter().find(|a| a.name.text.as_str() == arg)?;
@@ -168,15 +175,23 @@ impl<'a> Source<'a> {
         out
     }
 
-    /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT).
-    pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>) -> Element {
+    /// Whether `var` is declared `fixed = true`.
+    pub(crate) fn is_fixed(&self, var: &str) -> bool {
+        matches!(self.modifier(var, "fixed").map(|e| &e.kind), Some(ExprKind::Bool(true)))
+    }
+
+    /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT; `fixed`
+    /// left out when `free`).
+    pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>, free: bool) -> Element {
         let class_mod = init.and_then(|v| {
             let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == v)?;
             let cm = d.modification.as_ref()?.class_mod.as_ref()?;
             let args: Vec<_> = cm
                 .args
                 .iter()
-                .filter(|a| matches!(a.name.text.as_str(), "start" | "fixed" | "nominal"))
+                .filter(|a| {
+                    matches!(a.name.text.as_str(), "start" | "nominal") || (!free && a.name.text.as_str() == "fixed")
+                })
                 .cloned()
                 .collect();
             (!args.is_empty()).then(|| ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY })

@@ -1,7 +1,7 @@
 //! omc's causalisation of a model, as its backend sees it (issue 17): every equation
 //! with the unknowns it can be solved for and the names it only reads, one matching
 //! of equations to unknowns, the dependency graph of the matched equations and its
-//! strongly connected components (the algebraic loops).
+//! strongly connected components (the algebraic loops, `analysis::scc`).
 //!
 //! A **discrete loop** is a strongly connected component that holds a discrete
 //! variable (a Boolean, Integer, enumeration or String unknown, or a Real assigned in
@@ -27,7 +27,6 @@ pub use build::{Unchecked, of_class, of_equations, of_file};
 
 use crate::analysis::matching::{Graph, maximum_matching};
 use crate::syntax::Span;
-use petgraph::graph::DiGraph;
 
 /// An unknown of the causalisation: a variable, or `der(x)` of a state x.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,16 +121,9 @@ impl CausalModel {
     /// The algebraic loops that hold a discrete variable.
     pub fn discrete_loops(&self) -> Vec<DiscreteLoop> {
         let c = self.causalise();
-        let mut g: DiGraph<usize, ()> = DiGraph::with_capacity(self.equations.len(), 0);
-        let nodes: Vec<_> = (0..self.equations.len()).map(|e| g.add_node(e)).collect();
-        for (e, ds) in c.deps.iter().enumerate() {
-            for &f in ds {
-                g.add_edge(nodes[e], nodes[f], ());
-            }
-        }
         let mut loops = Vec::new();
-        for scc in petgraph::algo::tarjan_scc(&g) {
-            let mut eqs: Vec<usize> = scc.iter().map(|n| g[*n]).collect();
+        for scc in crate::analysis::scc::components(&c.deps) {
+            let mut eqs: Vec<usize> = scc;
             eqs.sort_unstable();
             // The rows of one algorithm section or tuple equation are one block by
             // construction: a loop needs two sources, or a row reading its own unknown.

@@ -22,9 +22,9 @@ use super::primal::Primal;
 use super::{Encoding, Stats};
 use crate::analysis::cdg::{Block, Edge};
 use crate::analysis::explicit::block;
+use crate::analysis::scc::components;
 use crate::analysis::sigma::BlockInstance;
 use biodivine_lib_bdd::Bdd;
-use petgraph::graph::DiGraph;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) struct Graph {
@@ -191,14 +191,12 @@ fn instances(
 ) -> BTreeMap<BlockInstance, Bdd> {
     let set = enc.set();
     let n = enc.mdae.equations.len();
-    let mut g: DiGraph<usize, ()> = DiGraph::new();
-    let nodes: Vec<_> = (0..n).map(|i| g.add_node(i)).collect();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &(a, b) in rel.keys() {
-        g.add_edge(nodes[a], nodes[b], ());
+        succ[a].push(b);
     }
     let mut out: BTreeMap<BlockInstance, Bdd> = BTreeMap::new();
-    for scc in petgraph::algo::tarjan_scc(&g) {
-        let mut members: Vec<usize> = scc.iter().map(|&x| g[x]).collect();
+    for mut members in components(&succ) {
         members.sort_unstable();
         let same = closure(enc, &members, rel);
         stats.see_all(same.values());

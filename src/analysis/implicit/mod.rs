@@ -159,12 +159,12 @@ fn encode(mdae: &Mdae, order: Order) -> Result<Encoding<'_>, AnalysisError> {
     }
     mode_vars.sort_unstable_by_key(|&(m, _)| m);
     let mode_vars: Vec<BddVariable> = mode_vars.into_iter().map(|(_, v)| v).collect();
-    let space = ModeSpace {
+    let space = ModeSpace::new(
         set,
         mode_vars,
-        names: mdae.modes.iter().map(|m| m.name.clone()).collect(),
-        groups: super::modes::groups_of(mdae),
-    };
+        mdae.modes.iter().map(|m| m.name.clone()).collect(),
+        super::modes::groups_of(mdae),
+    );
     let max_order = mdae.equations.iter().flat_map(|e| e.incidence.iter().map(|i| i.order as u64)).max().unwrap_or(0);
     // c, d ≤ n · max σ (Pryce); two spare bits keep the sums of the fixpoint exact.
     let bound = (mdae.equations.len() as u64 + 1) * (max_order + 1) * 2;
