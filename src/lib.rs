@@ -1,6 +1,7 @@
 //! mdae-rimis: exact multimode structural analysis and the RIMIS transformation for
-//! flattened Modelica. Stages: `syntax` (AST, parser, printer) → (later) `mdae` →
-//! `analysis` → `rimis` → `emit`; `driver` ties them to the command line.
+//! flattened Modelica. Stages: `syntax` (AST, parser, printer) → `validate` (a
+//! well-formed model) → `mdae` → `analysis` → `rimis` → `emit`; `driver` ties them to
+//! the command line.
 
 pub mod analysis;
 pub mod driver;
@@ -8,3 +9,4 @@ pub mod emit;
 pub mod mdae;
 pub mod rimis;
 pub mod syntax;
+pub mod validate;
