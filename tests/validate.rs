@@ -416,3 +416,22 @@ fn every_error_is_at_a_place_of_the_file() {
     }
     let _ = Kind::Undeclared;
 }
+
+#[test]
+fn long_chains_need_no_deep_stack() {
+    // 10^5 parameters bound in a chain, and the same closed into a cycle: on a test
+    // thread's 2 MiB stack (the graph search is iterative, the walks run on a large stack).
+    let n = 100_000;
+    let mut src = String::from("model M\n  parameter Real p0 = 1;\n");
+    for k in 1..n {
+        src.push_str(&format!("  parameter Real p{k} = p{} + 1;\n", k - 1));
+    }
+    let chain = format!("{src}end M;\n");
+    assert!(diagnostics(&chain).is_empty());
+    let cycle = chain.replace("parameter Real p0 = 1;", &format!("parameter Real p0 = p{};", n - 1));
+    let found = diagnostics(&cycle);
+    assert_eq!(found.len(), 1, "{:?}", found.iter().map(|d| &d.message).collect::<Vec<_>>());
+    assert_eq!(found[0].kind, Kind::Cycle);
+    assert!(found[0].message.ends_with("… (100000 parameters in all) depend on themselves"), "{}", found[0].message);
+    assert_eq!(found[0].related.len(), 9, "ten named, the first the primary place");
+}

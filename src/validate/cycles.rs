@@ -2,7 +2,8 @@
 //! itself through the bindings (`parameter Real a = b; parameter Real b = 2 * a;`), since
 //! parameters are computed from their bindings in order (Modelica 3.6 §4.5). The bindings
 //! form a graph (an edge from each parameter to the parameters its binding reads); every
-//! strongly connected component with a cycle is an error naming its parameters.
+//! strongly connected component with a cycle is an error naming its parameters
+//! (petgraph's iterative Kosaraju).
 //!
 //! Conservative: a reference to an array as a whole or with a non-literal subscript reads
 //! every element declared one by one except the parameter itself; a field of a record
@@ -12,8 +13,11 @@ use super::diagnostic::{Diagnostic, Kind};
 use super::scope::{Resolved, Scope, cref_names};
 use crate::syntax::ast::*;
 use crate::syntax::printer::expr_to_string;
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 use petgraph::graph::DiGraph;
+
+/// The parameters of a cycle named in its diagnostic (the others are counted).
+const SHOWN: usize = 10;
 
 pub(super) fn check(scope: &Scope) -> Vec<Diagnostic> {
     let bound: Vec<(usize, &Expr)> = scope
@@ -37,14 +41,18 @@ pub(super) fn check(scope: &Scope) -> Vec<Diagnostic> {
         }
     }
     let mut out = Vec::new();
-    for mut scc in tarjan_scc(&graph) {
+    // Kosaraju's algorithm is iterative: a chain of 10^5 bindings needs no deep stack.
+    for mut scc in kosaraju_scc(&graph) {
         let cyclic = scc.len() > 1 || graph.contains_edge(scc[0], scc[0]);
         if !cyclic {
             continue;
         }
         scc.sort_by_key(|&n| scope.decls[graph[n]].decl.span.start);
         let decls: Vec<usize> = scc.iter().map(|&n| graph[n]).collect();
-        let names: Vec<String> = decls.iter().map(|&d| format!("`{}`", scope.decls[d].key)).collect();
+        let mut names: Vec<String> = decls.iter().take(SHOWN).map(|&d| format!("`{}`", scope.decls[d].key)).collect();
+        if decls.len() > SHOWN {
+            names.push(format!("… ({} parameters in all)", decls.len()));
+        }
         let first = &scope.decls[decls[0]];
         let mut diag = Diagnostic::error(
             Kind::Cycle,
@@ -52,7 +60,7 @@ pub(super) fn check(scope: &Scope) -> Vec<Diagnostic> {
             format!("the bindings of {} depend on themselves", names.join(", ")),
         )
         .help("a parameter's value is computed from its binding before the simulation: break the cycle");
-        for &d in &decls[1..] {
+        for &d in decls.iter().take(SHOWN).skip(1) {
             let decl = &scope.decls[d];
             let value = decl.decl.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| expr_to_string(&v.expr));
             diag = diag.with(decl.decl.span, format!("`{}` = {}", decl.key, value.unwrap_or_default()));

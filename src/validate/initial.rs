@@ -17,6 +17,9 @@ use super::matching::{matching, overdetermined};
 use super::scope::Scope;
 use std::collections::BTreeMap;
 
+/// The unknowns named in the message; four times as many equations are shown.
+const SHOWN: usize = 10;
+
 pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
     if !index_at_most_one(system) {
         return None;
@@ -32,7 +35,10 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
         let key = &scope.decls[d].key;
         if order == 1 { format!("der({key})") } else { key.clone() }
     };
-    let names: Vec<String> = vars.iter().map(|&v| name(unknowns[v])).collect();
+    let mut names: Vec<String> = vars.iter().take(SHOWN).map(|&v| name(unknowns[v])).collect();
+    if vars.len() > SHOWN {
+        names.push("…".into());
+    }
     let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     let summary =
         format!("{} for {} ({})", plural(part.len(), "equation"), plural(vars.len(), "unknown"), names.join(", "));
@@ -61,7 +67,7 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
             .help("omc drops redundant initial equations when they are consistent; remove the ones in excess")
         }
     };
-    for &e in &part {
+    for &e in part.iter().take(4 * SHOWN) {
         let what = match rows[e].origin {
             Origin::Equation => "equation",
             Origin::Initial => "initial equation",

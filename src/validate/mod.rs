@@ -32,7 +32,12 @@ pub use diagnostic::{Diagnostic, Kind, Severity};
 use crate::syntax::ast::*;
 
 /// Validates the model class of `def` (see [`model_class`]); diagnostics in source order.
+/// Runs on the syntax stage's large stack: the walks recurse as deep as expressions nest.
 pub fn validate(def: &StoredDefinition) -> Vec<Diagnostic> {
+    crate::syntax::stack::with_stack(|| validate_here(def))
+}
+
+fn validate_here(def: &StoredDefinition) -> Vec<Diagnostic> {
     let Some(model) = model_class(def) else { return Vec::new() };
     let ClassBody::Long(comp) = &model.body else { return Vec::new() };
     let scope = scope::Scope::new(def, model);
