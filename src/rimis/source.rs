@@ -101,9 +101,9 @@ impl<'a> Source<'a> {
         Ok(src)
     }
 
-    /// Every equation of the input's equation sections (pass-through).
-    pub(crate) fn all_equations(&self) -> Vec<super::Item> {
-        self.all.iter().cloned().map(super::Item::new).collect()
+    /// Every equation of the input's equation sections (pass-through), moved out.
+    pub(crate) fn take_all_equations(&mut self) -> Vec<super::Item> {
+        std::mem::take(&mut self.all).into_iter().map(super::Item::new).collect()
     }
 
     /// New plain names for the nested classes (functions, records, types) whose names are
