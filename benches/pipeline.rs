@@ -16,8 +16,9 @@
 //! Run: `cargo bench --bench pipeline` (plain binary). Options after `--`: `--quick` (small
 //! sizes, 10 s cut-off, nothing written: a smoke run), `--series NAME` (only series whose
 //! name contains NAME; nothing written), `--limit SECONDS` (cut-off per point, default
-//! 120 s), `--write-models DIR` (write every generated input to DIR and exit: for comparing
-//! outputs of two builds byte for byte).
+//! 120 s), `--sizes N,N,…` (these sizes for every selected series; nothing written),
+//! `--write-models DIR` (write every generated input to DIR and exit: for comparing outputs
+//! of two builds byte for byte).
 //!
 //! One point = one child process (the bench re-executes itself with
 //! `MDAE_PIPELINE_POINT="<series> <N>"`), killed at the cut-off; a series stops at the first
@@ -297,6 +298,10 @@ fn main() {
     let limit: f64 = arg("--limit").map_or(if quick { 10.0 } else { 120.0 }, |s| s.parse().expect("--limit SECONDS"));
     let mut all = series(quick);
     all.retain(|(s, _)| only.as_ref().is_none_or(|o| s.contains(o.as_str())));
+    if let Some(sizes) = arg("--sizes") {
+        let sizes: Vec<usize> = sizes.split(',').map(|n| n.parse().expect("--sizes N,N,…")).collect();
+        all.iter_mut().for_each(|(_, ns)| *ns = sizes.clone());
+    }
     if let Some(dir) = arg("--write-models") {
         write_models(Path::new(&dir), &all);
         return;
@@ -324,7 +329,7 @@ fn main() {
     }
     let fits = exponents(&points);
     println!("\nFitted exponents (time ∝ equations^k):\n{fits}");
-    if quick || only.is_some() {
+    if quick || only.is_some() || arg("--sizes").is_some() {
         println!("(partial run: results not written to benches/results/)");
         return;
     }

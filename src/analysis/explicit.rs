@@ -60,16 +60,16 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
             SingleMode::Nonsingular(s) => {
                 acc.regular = acc.regular.or(&mode);
                 for (i, &c) in s.c.iter().enumerate() {
-                    or_into(&mut acc.offsets[i], c, &mode, &space);
+                    or_value(&mut acc.offsets[i], c, &mode);
                 }
                 for (j, &d) in s.d.iter().enumerate() {
-                    or_into(&mut acc.orders[j], d, &mode, &space);
+                    or_value(&mut acc.orders[j], d, &mode);
                 }
-                for b in &s.blocks {
-                    or_into(&mut acc.blocks, b.clone(), &mode, &space);
-                }
+                // Each instance is kept once, under an id; the edges refer to ids.
+                let ids: Vec<usize> = s.blocks.into_iter().map(|b| acc.block(b, &mode)).collect();
                 for &(a, b) in &s.deps {
-                    or_into(&mut acc.edges, (s.blocks[a].clone(), s.blocks[b].clone()), &mode, &space);
+                    let e = acc.edges.entry((ids[a], ids[b])).or_insert_with(|| space.mk_false());
+                    *e = e.or(&mode);
                 }
             }
         }
@@ -77,18 +77,26 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
     Ok(acc.finish(space, valid))
 }
 
-fn or_into<K: Ord>(map: &mut BTreeMap<K, Bdd>, key: K, mode: &Bdd, space: &ModeSpace) {
-    let e = map.entry(key).or_insert_with(|| space.mk_false());
-    *e = e.or(mode);
+/// Adds `mode` to the modes of `value` (a few values per equation or variable: a list).
+fn or_value(values: &mut Vec<(u32, Bdd)>, value: u32, mode: &Bdd) {
+    match values.iter_mut().find(|(v, _)| *v == value) {
+        Some((_, m)) => *m = m.or(mode),
+        None => values.push((value, mode.clone())),
+    }
 }
 
+/// What the modes gathered so far give. Memory is linear in the model (issue 15: a model
+/// without modes of 10^5 equations kept every block instance three times, and a search
+/// tree per equation).
 struct Acc {
     regular: Bdd,
     singular: BTreeMap<(Vec<usize>, Vec<usize>), (Bdd, u64)>,
-    offsets: Vec<BTreeMap<u32, Bdd>>,
-    orders: Vec<BTreeMap<u32, Bdd>>,
-    blocks: BTreeMap<BlockInstance, Bdd>,
-    edges: BTreeMap<(BlockInstance, BlockInstance), Bdd>,
+    offsets: Vec<Vec<(u32, Bdd)>>,
+    orders: Vec<Vec<(u32, Bdd)>>,
+    /// The id of every block instance, and the modes of each id.
+    ids: BTreeMap<BlockInstance, usize>,
+    blocks: Vec<Bdd>,
+    edges: BTreeMap<(usize, usize), Bdd>,
 }
 
 impl Acc {
@@ -96,18 +104,43 @@ impl Acc {
         Acc {
             regular: space.mk_false(),
             singular: BTreeMap::new(),
-            offsets: vec![BTreeMap::new(); mdae.equations.len()],
-            orders: vec![BTreeMap::new(); mdae.vars.len()],
-            blocks: BTreeMap::new(),
+            offsets: vec![Vec::new(); mdae.equations.len()],
+            orders: vec![Vec::new(); mdae.vars.len()],
+            blocks: Vec::new(),
+            ids: BTreeMap::new(),
             edges: BTreeMap::new(),
         }
     }
 
+    /// The id of instance `b`, whose modes now include `mode`.
+    fn block(&mut self, b: BlockInstance, mode: &Bdd) -> usize {
+        if let Some(&id) = self.ids.get(&b) {
+            self.blocks[id] = self.blocks[id].or(mode);
+            return id;
+        }
+        let id = self.blocks.len();
+        self.ids.insert(b, id);
+        self.blocks.push(mode.clone());
+        id
+    }
+
+    /// The CDG: blocks sorted by instance, edges by (from, to) in that order (the order of
+    /// the instance pairs).
     fn finish(self, space: ModeSpace, valid: Bdd) -> Cdg {
-        let index: BTreeMap<&BlockInstance, usize> = self.blocks.keys().enumerate().map(|(n, b)| (b, n)).collect();
-        let edges =
-            self.edges.iter().map(|((a, b), cond)| Edge { from: index[a], to: index[b], cond: cond.clone() }).collect();
-        let blocks = self.blocks.iter().map(|(b, cond)| block(b, cond)).collect();
+        let mut rank = vec![0usize; self.blocks.len()];
+        let mut conds = self.blocks;
+        let blocks: Vec<Block> = self
+            .ids
+            .into_iter()
+            .enumerate()
+            .map(|(r, (b, id))| {
+                rank[id] = r;
+                into_block(b, std::mem::replace(&mut conds[id], space.mk_false()))
+            })
+            .collect();
+        let mut edges: Vec<Edge> =
+            self.edges.into_iter().map(|((a, b), cond)| Edge { from: rank[a], to: rank[b], cond }).collect();
+        edges.sort_by_key(|e| (e.from, e.to));
         let bits = |b: u64| (0..space.mode_vars.len()).map(|m| (ModeId(m as u32), b >> m & 1 == 1)).collect();
         let singular = self
             .singular
@@ -119,7 +152,14 @@ impl Acc {
                 underdetermined: under.into_iter().map(|j| VarId(j as u32)).collect(),
             })
             .collect();
-        let flat = |v: Vec<BTreeMap<u32, Bdd>>| v.into_iter().map(|m| m.into_iter().collect()).collect();
+        let flat = |v: Vec<Vec<(u32, Bdd)>>| {
+            v.into_iter()
+                .map(|mut m| {
+                    m.sort_unstable_by_key(|x| x.0);
+                    m
+                })
+                .collect()
+        };
         Cdg {
             space,
             valid,
@@ -135,10 +175,15 @@ impl Acc {
 
 /// A dense-index block instance as a CDG block.
 pub fn block(b: &BlockInstance, cond: &Bdd) -> Block {
+    into_block(b.clone(), cond.clone())
+}
+
+fn into_block(b: BlockInstance, cond: Bdd) -> Block {
+    let ids = |v: Vec<(usize, u32)>| v.into_iter().map(|(j, d)| (VarId(j as u32), d)).collect();
     Block {
-        cond: cond.clone(),
-        eqs: b.eqs.iter().map(|&(i, c)| (EqId(i as u32), c)).collect(),
-        writes: b.writes.iter().map(|&(j, d)| (VarId(j as u32), d)).collect(),
-        reads: b.reads.iter().map(|&(j, o)| (VarId(j as u32), o)).collect(),
+        cond,
+        eqs: b.eqs.into_iter().map(|(i, c)| (EqId(i as u32), c)).collect(),
+        writes: ids(b.writes),
+        reads: ids(b.reads),
     }
 }

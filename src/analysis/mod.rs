@@ -7,6 +7,7 @@
 //! Pure algorithms over dense indices live in their own files: [`matching`], [`dm`],
 //! [`sigma`], [`scc`]; the BDD layer is [`modes`]; reports are written by [`report`].
 
+pub mod care;
 pub mod causal;
 pub mod cdg;
 pub mod dm;

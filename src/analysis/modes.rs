@@ -137,8 +137,15 @@ impl ModeSpace {
     /// a one-hot group are written as one comparison (`state == 1`, `not state == 2`).
     pub fn to_cond(&self, f: &Bdd, care: &Bdd) -> Cond {
         let care = care.and(&self.one_hot());
-        let lower = self.to_compact(&f.and(&care));
-        let upper = self.to_compact(&f.or(&care.not()));
+        // Without the factors f ∧ care shares with care (the same result: see `care`).
+        let (lower, care) = super::care::localise(&f.and(&care), &care);
+        self.minimised(&lower, &care)
+    }
+
+    /// [`ModeSpace::to_cond`] of `lower` ⊆ `care` (the one-hot constraints in `care`).
+    fn minimised(&self, lower: &Bdd, care: &Bdd) -> Cond {
+        let upper = self.to_compact(&lower.or(&care.not()));
+        let lower = self.to_compact(lower);
         let cubes = self.isop(&lower, &upper);
         let mut terms: Vec<Vec<(ModeId, bool)>> = cubes.into_iter().map(|c| self.by_groups(c)).collect();
         terms.iter_mut().for_each(|c| c.sort());
@@ -245,5 +252,60 @@ impl ModeSpace {
         let projected = b.exists(&others);
         let total = projected.exact_cardinality();
         (total >> others.len()).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A care set with independent factors (and sometimes a coupling term that joins two of
+    /// them), and f sometimes conjoined with it: the minimised condition is the same without
+    /// the factors f ∧ care shares with care.
+    #[test]
+    fn minimising_against_the_relevant_care_changes_no_condition() {
+        let n = 8;
+        // Mode variables interleaved with other BDD variables, as the implicit strategy has them.
+        let set = BddVariableSet::new_anonymous(2 * n as u16);
+        let all = set.variables();
+        let mode_vars: Vec<BddVariable> = (0..n).map(|m| all[2 * m + 1]).collect();
+        let space = ModeSpace::new(set, mode_vars.clone(), (0..n).map(|m| format!("m{m}")).collect(), Vec::new());
+        let lit = |m: usize, v: bool| {
+            let x = space.set.mk_var(mode_vars[m]);
+            if v { x } else { x.not() }
+        };
+        let mut seed = 17u64;
+        let mut rnd = |k: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % k
+        };
+        let mut localised = 0;
+        for _ in 0..300 {
+            // Factors over consecutive pairs (0,1), (2,3), …: a random clause each.
+            let mut care = space.mk_true();
+            for p in 0..n / 2 {
+                let clause = lit(2 * p, rnd(2) == 0).or(&lit(2 * p + 1, rnd(2) == 0));
+                care = care.and(&clause);
+            }
+            if rnd(3) == 0 {
+                let (a, b) = (rnd(n as u64) as usize, rnd(n as u64) as usize);
+                care = care.or(&lit(a, true).and(&lit(b, false)));
+            }
+            // f: a random function of two or three modes.
+            let vars: Vec<usize> = (0..1 + rnd(3)).map(|_| rnd(n as u64) as usize).collect();
+            let mut f = (0..8).filter(|_| rnd(2) == 0).fold(space.mk_false(), |acc, m| {
+                let cube = vars.iter().enumerate().fold(space.mk_true(), |c, (i, &x)| c.and(&lit(x, m >> i & 1 == 1)));
+                acc.or(&cube)
+            });
+            if rnd(2) == 0 {
+                f = f.and(&care); // as block conditions are (conjoined with the regular modes)
+            }
+            let lower = f.and(&care);
+            let (g, c) = crate::analysis::care::localise(&lower, &care);
+            localised += usize::from(c != care);
+            assert_eq!(space.to_cond(&f, &care), space.minimised(&lower, &care), "f {f:?} care {care:?}");
+            assert_eq!(space.minimised(&g, &c), space.minimised(&lower, &care), "f {f:?} care {care:?}");
+        }
+        assert!(localised > 100, "the sample drops factors: {localised}");
     }
 }

@@ -131,8 +131,9 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         out.notes
             .push(format!("model {}: its structure does not depend on the mode; equations kept unchanged", mdae.name));
         out.header.push("The structure does not depend on the mode: the model is unchanged.".into());
-        out.elements = src.elements.clone();
-        out.sections.push(Section { title: "equations of the input".into(), items: src.all_equations() });
+        let mut src = src; // moved, not copied: a model without modes can be large
+        out.elements = std::mem::take(&mut src.elements);
+        out.sections.push(Section { title: "equations of the input".into(), items: src.take_all_equations() });
         return Ok(out);
     }
     let mut plan = Plan::new(mdae, cdg, namer);

@@ -7,7 +7,7 @@
 //! one given for a wanted name stay taken, and the search for that name resumes there.
 //! Hash sets are fine here: nothing iterates over them.
 
-use crate::syntax::ast::{StoredDefinition, Text};
+use crate::syntax::ast::{ClassBody, ClassDef, ClassPart, Composition, Element, StoredDefinition, Text};
 use crate::syntax::parser::is_keyword;
 use crate::syntax::visit::{self, Visitor};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -35,6 +35,47 @@ impl Visitor for Collect<'_> {
     }
 }
 
+/// What `visit::walk_class` visits in `c`, walked piece by piece on copies of one
+/// element, equation or part at a time (the walk is mutable; a copy of the whole file
+/// doubled the memory of a large model, issue 15).
+fn collect_class(c: &ClassDef, v: &mut Collect) {
+    let ClassBody::Long(comp) = &c.body else {
+        return visit::walk_class(&mut c.clone(), v);
+    };
+    // The class without its parts (its name, external clause, annotations)…
+    let shell = ClassDef {
+        prefixes: c.prefixes.clone(),
+        kind: c.kind,
+        name: c.name.clone(),
+        body: ClassBody::Long(Box::new(Composition {
+            description: comp.description.clone(),
+            parts: Vec::new(),
+            external: comp.external.clone(),
+            annotation: comp.annotation.clone(),
+            end_name: comp.end_name.clone(),
+        })),
+        span: c.span,
+    };
+    visit::walk_class(&mut { shell }, v);
+    // …then each part, item by item.
+    for part in &comp.parts {
+        match part {
+            ClassPart::Elements { elements, .. } => {
+                for e in elements {
+                    match e {
+                        Element::Class(inner) => collect_class(inner, v),
+                        other => visit::walk_element(&mut other.clone(), v),
+                    }
+                }
+            }
+            ClassPart::Equations { equations, .. } => {
+                equations.iter().for_each(|e| visit::walk_equation(&mut e.clone(), v));
+            }
+            ClassPart::Algorithm { .. } => visit::walk_part(&mut part.clone(), v),
+        }
+    }
+}
+
 fn insert_parts(set: &mut FxHashSet<String>, t: &str) {
     if !set.contains(t) {
         set.insert(t.to_string());
@@ -49,8 +90,9 @@ impl Namer {
     /// A namer for which every identifier of `def` is taken.
     pub(crate) fn of(def: &StoredDefinition) -> Namer {
         let mut taken = FxHashSet::default();
-        let mut copy = def.clone();
-        visit::walk(&mut copy, &mut Collect(&mut taken));
+        for c in &def.classes {
+            collect_class(c, &mut Collect(&mut taken));
+        }
         Namer { taken, next: FxHashMap::default() }
     }
 

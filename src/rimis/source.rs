@@ -14,6 +14,7 @@ use crate::syntax::ast::{
 };
 use crate::syntax::ast::{Comment, ComponentRef, Ident, RefPart, text};
 use crate::syntax::printer::write_cref;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 pub(crate) struct Source<'a> {
@@ -26,6 +27,8 @@ pub(crate) struct Source<'a> {
     /// Every equation of the equation sections, in order (for a pass-through).
     all: Vec<Equation>,
     pub kept_parts: Vec<ClassPart>,
+    /// Declared name → (element, declaration) in `elements` ([`Source::declaration`]).
+    by_name: std::cell::OnceCell<FxHashMap<String, (usize, usize)>>,
 }
 
 impl<'a> Source<'a> {
@@ -66,6 +69,7 @@ impl<'a> Source<'a> {
             kept: Vec::new(),
             all: Vec::new(),
             kept_parts: Vec::new(),
+            by_name: std::cell::OnceCell::new(),
         };
         // Sorted, so that each equation looks only at the spans that start inside it
         // (a scan of every span per equation was quadratic: half of a 10^5-equation job).
@@ -101,9 +105,9 @@ impl<'a> Source<'a> {
         Ok(src)
     }
 
-    /// Every equation of the input's equation sections (pass-through).
-    pub(crate) fn all_equations(&self) -> Vec<super::Item> {
-        self.all.iter().cloned().map(super::Item::new).collect()
+    /// Every equation of the input's equation sections (pass-through), moved out.
+    pub(crate) fn take_all_equations(&mut self) -> Vec<super::Item> {
+        std::mem::take(&mut self.all).into_iter().map(super::Item::new).collect()
     }
 
     /// New plain names for the nested classes (functions, records, types) whose names are
@@ -140,15 +144,29 @@ impl<'a> Source<'a> {
             .collect()
     }
 
-    fn declarations(&self) -> impl Iterator<Item = (&Component, &Declaration)> {
-        self.elements
-            .iter()
-            .filter_map(|e| if let Element::Component(c) = e { Some(c) } else { None })
-            .flat_map(|c| c.declarations.iter().map(move |d| (c, d)))
+    /// The first declaration of `var` (by an index built on first use: a scan per mode
+    /// variable and per state replicate was quadratic on Westinghouse).
+    fn declaration(&self, var: &str) -> Option<&Declaration> {
+        let index = self.by_name.get_or_init(|| {
+            let mut index = FxHashMap::default();
+            for (e, element) in self.elements.iter().enumerate() {
+                if let Element::Component(c) = element {
+                    for (k, d) in c.declarations.iter().enumerate() {
+                        index.entry(cref_text(&d.name)).or_insert((e, k));
+                    }
+                }
+            }
+            index
+        });
+        let &(e, k) = index.get(var)?;
+        match &self.elements[e] {
+            Element::Component(c) => c.declarations.get(k),
+            _ => None,
+        }
     }
 
     pub(crate) fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
-        let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == var)?;
+        let d = self.declaration(var)?;
         let cm = d.modification.as_ref()?.class_mod.as_ref()?;
         let a = cm.args.iter().find(|a| a.name.text.as_str() == arg)?;
         a.value.as_ref()
@@ -184,7 +202,7 @@ impl<'a> Source<'a> {
     /// left out when `free`).
     pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>, free: bool) -> Element {
         let class_mod = init.and_then(|v| {
-            let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == v)?;
+            let d = self.declaration(v)?;
             let cm = d.modification.as_ref()?.class_mod.as_ref()?;
             let args: Vec<_> = cm
                 .args

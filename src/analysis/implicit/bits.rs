@@ -3,76 +3,12 @@
 //! in the modes (or mode × matching valuations) of `bits[k]`. Arithmetic is ripple-carry
 //! on BDDs: `add`, `sub` (wraps; callers mask modes where it would underflow), `max`,
 //! comparisons and `ite`. The high bits of small numbers are constant: every operation
-//! skips the BDD operation where an operand is constant (exact: BDDs are canonical), so a
-//! wide vector of small values costs little more than a narrow one (issue 15: the dual
+//! goes through [`super::ops`], which skips the BDD operation where an operand is constant,
+//! so a wide vector of small values costs little more than a narrow one (issue 15: the dual
 //! fixpoint on Westinghouse N = 1000 spent most of its time xor-ing false with false).
 
+use super::ops::{and, and_not, iff, ite, or, xor};
 use biodivine_lib_bdd::{Bdd, BddVariableSet};
-
-fn xor(a: &Bdd, b: &Bdd) -> Bdd {
-    if a.is_false() {
-        b.clone()
-    } else if b.is_false() {
-        a.clone()
-    } else {
-        a.xor(b)
-    }
-}
-
-fn and(a: &Bdd, b: &Bdd) -> Bdd {
-    if a.is_false() || b.is_true() {
-        a.clone()
-    } else if b.is_false() || a.is_true() {
-        b.clone()
-    } else {
-        a.and(b)
-    }
-}
-
-fn or(a: &Bdd, b: &Bdd) -> Bdd {
-    if a.is_true() || b.is_false() {
-        a.clone()
-    } else if b.is_true() || a.is_false() {
-        b.clone()
-    } else {
-        a.or(b)
-    }
-}
-
-/// a ∧ ¬b.
-fn and_not(a: &Bdd, b: &Bdd) -> Bdd {
-    if a.is_false() || b.is_false() {
-        a.clone()
-    } else if b.is_true() {
-        b.not()
-    } else {
-        a.and_not(b)
-    }
-}
-
-fn iff(a: &Bdd, b: &Bdd) -> Bdd {
-    if a.is_true() {
-        b.clone()
-    } else if b.is_true() {
-        a.clone()
-    } else if a.is_false() {
-        b.not()
-    } else if b.is_false() {
-        a.not()
-    } else {
-        a.iff(b)
-    }
-}
-
-fn ite(c: &Bdd, x: &Bdd, y: &Bdd) -> Bdd {
-    if c.is_true() || x == y {
-        x.clone()
-    } else if c.is_false() {
-        y.clone()
-    } else {
-        Bdd::if_then_else(c, x, y)
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct BitVec {

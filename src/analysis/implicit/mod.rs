@@ -19,7 +19,9 @@
 
 mod bits;
 mod blocks;
+mod closure;
 mod dual;
+mod ops;
 mod optimal;
 mod order;
 mod primal;

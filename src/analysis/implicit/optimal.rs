@@ -26,6 +26,7 @@
 //! maximum-weight matching in the variable order.
 
 use super::Stats;
+use super::ops::{and, and_not, or};
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet, op_function};
 
 /// (∃E_b.X_b, [P_1 … P_n]) for the variables `vars` (sorted) with their constraint
@@ -45,12 +46,12 @@ pub(super) fn steps(
         // choice[u]: prefixes x_1…x_k whose value is top − u (u ≥ 0, smaller is better).
         let mut choice = vec![set.mk_false(); top + levels.len()];
         for (delta, level) in levels.iter().enumerate() {
-            let b = level.and(&bucket[k]);
-            choice[top + delta] = choice[top + delta].or(&b.and_not(&x));
-            let on = b.and(&x);
+            let b = and(level, &bucket[k]);
+            choice[top + delta] = or(&choice[top + delta], &and_not(&b, &x));
+            let on = and(&b, &x);
             for (s, modes) in &sigma[k] {
                 let u = top - *s as usize + delta;
-                choice[u] = choice[u].or(&on.and(modes));
+                choice[u] = or(&choice[u], &and(&on, modes));
             }
         }
         // best[u]: prefixes x_1…x_{k−1} whose best choice has value top − u; L_k.
@@ -58,9 +59,9 @@ pub(super) fn steps(
         let mut best = Vec::with_capacity(choice.len());
         let mut step = set.mk_false();
         for c in &choice {
-            let g = c.exists(&vars[k..=k]).and_not(&reached);
-            reached = reached.or(&g);
-            step = step.or(&c.and(&g));
+            let g = if c.is_false() { c.clone() } else { and_not(&c.var_exists(vars[k]), &reached) };
+            reached = or(&reached, &g);
+            step = or(&step, &and(c, &g));
             best.push(g);
         }
         let step = step.var_pick(vars[k]);
@@ -86,9 +87,9 @@ fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet) -> Vec<
     let mut seen = set.mk_false();
     let mut shift = Vec::with_capacity(best.len());
     for g in best {
-        let modes = exists_sorted(g, prefix);
-        shift.push(modes.and_not(&seen));
-        seen = seen.or(&modes);
+        let modes = if g.is_false() { g.clone() } else { exists_sorted(g, prefix) };
+        shift.push(and_not(&modes, &seen));
+        seen = or(&seen, &modes);
     }
     let mut levels: Vec<Bdd> = (0..best.len())
         .map(|delta| {
@@ -96,7 +97,7 @@ fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet) -> Vec<
                 .iter()
                 .zip(&best[delta..])
                 .filter(|(s, _)| !s.is_false())
-                .fold(set.mk_false(), |acc, (s, g)| acc.or(&s.and(g)))
+                .fold(set.mk_false(), |acc, (s, g)| or(&acc, &and(s, g)))
         })
         .collect();
     while levels.len() > 1 && levels.last().is_some_and(Bdd::is_false) {
@@ -132,8 +133,8 @@ pub(super) fn marginals(set: &BddVariableSet, vars: &[BddVariable], steps: &[Bdd
     let mut alpha = set.mk_true();
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
-        let here = alpha.and(&steps[k]);
-        let chosen = here.and(&beta[k + 1]).and(&set.mk_var(vars[k]));
+        let here = and(&alpha, &steps[k]);
+        let chosen = and(&and(&here, &beta[k + 1]), &set.mk_var(vars[k]));
         out.push(exists_sorted(&chosen, vars));
         alpha = here.exists(&retire[k]);
         stats.see(&alpha);
