@@ -15,6 +15,7 @@ pub mod explicit;
 pub mod implicit;
 pub mod matching;
 pub mod modes;
+pub mod oblivious;
 pub mod report;
 pub mod scc;
 pub mod sigma;

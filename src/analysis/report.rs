@@ -261,6 +261,14 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
     let _ = writeln!(s, "valid modes: {}", cdg.space.count(&cdg.valid));
     if cdg.singular.is_empty() {
         let _ = writeln!(s, "structurally nonsingular in every valid mode");
+        if !mdae.modes.is_empty() && super::oblivious::fits_every_mode(mdae, cdg) {
+            let _ = writeln!(
+                s,
+                "one structural analysis fits every mode (the same equations solved for the same \
+                 variables, the same index and states): a tool that analyses once gets it right; \
+                 the main job passes it unchanged"
+            );
+        }
     }
     for sg in &cdg.singular {
         let example: Vec<String> = sg.example.iter().map(|&(m, v)| format!("{} = {}", mdae.mode(m).name, v)).collect();

@@ -47,10 +47,16 @@ pub fn analyse(sigma: &Graph, n_var: usize) -> SingleMode {
     let Some(matching) = max_weight_perfect_matching(sigma) else {
         return SingleMode::Singular(decompose(sigma, n_var));
     };
+    SingleMode::Nonsingular(structure_of(sigma, matching))
+}
+
+/// The structure of `sigma` from `matching`, a highest-value transversal of it (any one:
+/// the smallest offsets do not depend on which, Pryce).
+pub fn structure_of(sigma: &Graph, matching: Vec<usize>) -> ModeStructure {
     let weight = |i: usize, j: usize| sigma[i].iter().filter(|e| e.0 == j).map(|e| e.1).max().unwrap_or(0);
     let (c, d) = offsets(sigma, &matching, &weight);
     let (blocks, deps) = blocks(sigma, &matching, &c, &d);
-    SingleMode::Nonsingular(ModeStructure { matching, c, d, blocks, deps })
+    ModeStructure { matching, c, d, blocks, deps }
 }
 
 /// Pryce's fixpoint: c = 0; repeat d_j = max_i(σ_ij + c_i); c_i = d_{m(i)} − σ_{i,m(i)}.

@@ -127,10 +127,16 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         sections: Vec::new(),
         kept_parts: src.kept_parts.clone(),
     };
-    if cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular) {
-        out.notes
-            .push(format!("model {}: its structure does not depend on the mode; equations kept unchanged", mdae.name));
-        out.header.push("The structure does not depend on the mode: the model is unchanged.".into());
+    let uniform = cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular);
+    if uniform || crate::analysis::oblivious::fits_every_mode(mdae, cdg) {
+        let why = if uniform {
+            "its structure does not depend on the mode"
+        } else {
+            "one structural analysis (of every mode's incidences at once) is right in every mode: \
+             the same equations solved for the same variables, the same index and states"
+        };
+        out.notes.push(format!("model {}: {why}; equations kept unchanged", mdae.name));
+        out.header.push(format!("The model is unchanged: {why}."));
         let mut src = src; // moved, not copied: a model without modes can be large
         out.elements = std::mem::take(&mut src.elements);
         out.sections.push(Section { title: "equations of the input".into(), items: src.take_all_equations() });
