@@ -338,3 +338,41 @@ fn check_reports_loops_through_discrete_variables() {
     assert_eq!(v["discrete_loops"]["loops"][0]["variables"][0], "gamma");
     assert_eq!(v["discrete_loops"]["loops"][0]["through_when"], true);
 }
+
+/// Issue 14, point 6: the impulse analysis of paper 000 §6 per mode change, in `--check`
+/// and `--report json`: the clutch's torques and the rope's tension are impulsive of
+/// order 1 (§5.1, eq. 40), the states whose highest order jumps are listed; a mode change
+/// without a restart system says why.
+#[test]
+fn check_and_json_list_the_impulsive_variables_per_mode_change() {
+    let clutch = run(&["--check", fixture("ClutchBasic.mo").to_str().unwrap()]);
+    assert_eq!(clutch.status.code(), Some(0), "{}", text(&clutch.stderr));
+    let t = text(&clutch.stdout);
+    assert!(t.contains("mode changes needing a restart (1):\n  entering g (restores e3; restart computed)\n    impulsive: f1 (order 1), f2 (order 1)\n    jumps: w1 w2\n"), "{t}");
+    let cup = run(&["--check", fixture("CupAndBall.mo").to_str().unwrap()]);
+    let t = text(&cup.stdout);
+    assert!(
+        t.contains("entering gamma (restores k1'; restart computed)\n    impulsive: lambda (order 1), s (order 1)\n"),
+        "{t}"
+    );
+    let tank = run(&["--check", fixture("WaterTank.mo").to_str().unwrap()]);
+    assert!(text(&tank.stdout).contains("mode changes needing a restart: none\n"), "{}", text(&tank.stdout));
+    let json = run(&["--report", "json", fixture("CupAndBall.mo").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let mc = &v["mode_changes"][0];
+    assert_eq!(mc["entering"], "gamma");
+    assert_eq!(mc["restores"][0], "k1'");
+    assert_eq!(mc["no_restart"], serde_json::Value::Null);
+    assert_eq!(mc["impulsive"][0]["variable"], "lambda");
+    assert_eq!(mc["impulsive"][0]["order"], 1);
+    assert_eq!(mc["jumps"], serde_json::json!(["x'", "y'", "u", "v"]));
+    let nl = run(&["--report", "json", fixture("RestartNotLinear.mo").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&nl.stdout).expect("JSON");
+    let why = v["mode_changes"][0]["no_restart"].as_str().unwrap_or_default().to_string();
+    assert!(why.contains("not linear"), "{v}");
+    assert_eq!(
+        v["mode_changes"][0]["unbalanced"],
+        serde_json::json!(["e1", "e2"]),
+        "sinh of an impulse has infinite order (eq. 46)"
+    );
+}

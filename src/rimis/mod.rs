@@ -12,6 +12,7 @@
 mod checks;
 mod exprs;
 mod guards;
+mod impulses;
 mod init;
 mod left_limits;
 pub(crate) mod names;
@@ -74,6 +75,8 @@ pub struct RimisModel {
     pub sections: Vec<Section>,
     /// Algorithm sections and initial sections kept from the input.
     pub kept_parts: Vec<ClassPart>,
+    /// The mode changes that need a restart, with their impulse analysis (paper 000 §6).
+    pub mode_changes: Vec<crate::analysis::impulse::ModeChange>,
 }
 
 /// Why the transformation refused a model.
@@ -126,6 +129,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         initial: Vec::new(),
         sections: Vec::new(),
         kept_parts: src.kept_parts.clone(),
+        mode_changes: Vec::new(),
     };
     if cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular) {
         out.notes
@@ -279,6 +283,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             .map(|w| format!("{w}; the output stops with an assert if it does not hold after the switch")),
     );
     out.notes.extend(restarts.notes.iter().cloned());
+    out.mode_changes = restarts.mode_changes.clone();
     out.header.extend(restarts.notes);
 
     // Declarations: the input's, then DECL/INIT.

@@ -44,11 +44,13 @@
 //! variables.
 
 use super::exprs::{self, binary, call, name};
+use super::impulses::{self, Builder};
 use super::plan::{Plan, Role};
 use super::restart::Unguaranteed;
 use super::sections::sides_under;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
+use crate::analysis::impulse::{IExpr, ModeChange};
 use crate::analysis::matching::maximum_matching;
 use crate::mdae::{EqId, VarId};
 use crate::syntax::ast::{BinOp, ClassDef, EquationKind, Expr, ExprKind};
@@ -73,6 +75,8 @@ pub(crate) struct Restarts {
     pub warnings: Vec<String>,
     /// Their indices in the failures given to [`build`] (checked by `checks.rs`).
     pub unrestored: Vec<usize>,
+    /// Per region entered, its impulse analysis (paper 000 §6).
+    pub mode_changes: Vec<ModeChange>,
 }
 
 /// Default step of the restart systems, in seconds.
@@ -96,6 +100,7 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
             here.iter().map(|f| format!("{}{}", plan.mdae.eq(f.eq).id, "'".repeat(f.j as usize))).collect();
         match grow(plan, &index, region, &here, ctx)? {
             Ok(sys) => {
+                out.mode_changes.push(impulse_analysis(plan, &index, region, &sys, &here, &names));
                 let step = out.step.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
                 let entering = plan.cond_text(region);
                 let built = match emit(plan, region, sys, &step, &names) {
@@ -103,6 +108,9 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
                     Err(why) => {
                         out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
                         out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+                        if let Some(mc) = out.mode_changes.last_mut() {
+                            mc.no_restart = Some(why);
+                        }
                         continue;
                     }
                 };
@@ -120,6 +128,15 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
             Err(why) => {
                 out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
                 out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+                out.mode_changes.push(ModeChange {
+                    entering: plan.cond_text(region),
+                    restores: names.clone(),
+                    no_restart: Some(why),
+                    analysed: false,
+                    impulsive: Vec::new(),
+                    jumps: Vec::new(),
+                    unbalanced: Vec::new(),
+                });
             }
         }
     }
@@ -192,6 +209,9 @@ struct Row {
     /// Variables whose order varies inside the region (a dry run notes them instead of
     /// failing: the row matters only if it reaches the system).
     uncertain: BTreeSet<usize>,
+    /// The sides with derivatives expanded, before the unknowns are placed: a row at the
+    /// switch (c = 0), for the impulse analysis; `None` for a consistency row.
+    at_switch: Option<(Expr, Expr)>,
 }
 
 /// The restart system of a region, before naming: its rows (the component of the
@@ -428,9 +448,52 @@ fn rows_of(
             rhs: symbolic::simplify(&rhs),
             unknowns,
             uncertain,
+            at_switch: j.is_none().then(|| (dl.clone(), dr.clone())),
         });
     }
     Ok(Ok(out))
+}
+
+/// The impulse analysis of a grown system (paper 000 §6.2, eq. 50; `impulses.rs`).
+fn impulse_analysis(
+    plan: &Plan,
+    index: &Index,
+    region: &Bdd,
+    sys: &Grown,
+    here: &[&Unguaranteed],
+    names: &[String],
+) -> ModeChange {
+    let mut b = Builder::default();
+    for row in &sys.rows {
+        let (lhs, rhs) = match &row.at_switch {
+            Some((l, r)) => {
+                let mut classify = |y: &Expr| {
+                    let (n, k) = exprs::occurrence(y)?;
+                    let u = *plan.by_name.get(n)?;
+                    let du = index.d(plan, u, region)?;
+                    let name = plan.mdae.vars[u.index()].name.as_str();
+                    Some(match du {
+                        0 => b.var(u.index(), name, 0),
+                        du if k >= du => b.leading(u.index(), name, du),
+                        _ => IExpr::Const,
+                    })
+                };
+                let l = impulses::translate(l, &mut classify);
+                (l, impulses::translate(r, &mut classify))
+            }
+            None => {
+                let violated = here.iter().any(|f| f.eq == row.eq && f.j == row.j);
+                let mut terms: Vec<IExpr> = violated.then_some(IExpr::Const).into_iter().collect();
+                for &u in &row.unknowns {
+                    terms.push(b.var(u, &plan.mdae.vars[u].name, sys.d[&u]));
+                }
+                (IExpr::Sum(terms), IExpr::Zero)
+            }
+        };
+        let label = format!("{}{}", plan.mdae.eq(row.eq).id, "'".repeat(row.j as usize));
+        b.system.equations.push((label, lhs, rhs));
+    }
+    ModeChange::analysed(plan.cond_text(region), names.to_vec(), &b.system, &b.jump_names)
 }
 
 /// u^(k) as it is just before the switch: `pre` of the source, read inside the `when` that
