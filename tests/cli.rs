@@ -376,3 +376,17 @@ fn check_and_json_list_the_impulsive_variables_per_mode_change() {
         "sinh of an impulse has infinite order (eq. 46)"
     );
 }
+
+/// Issue 14, point 4: the brake's valve opens exactly when `Pr_i - Pt_i` crosses 0 (the guard
+/// `F1*(Pr_i - Pt_i) + fv_i > 0` with `fv_i = 0` before): the switch makes the open mode's
+/// consistency equation true (parameter coefficients compared at generic values), so no
+/// restart is needed and none is reported missing.
+#[test]
+fn westinghouse_valves_open_on_their_consistency_surface() {
+    let out = run(&[fixture("scale/Westinghouse2.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("restart not guaranteed"), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("CHECK:"), "no consistency assert is needed");
+    let check = run(&["--check", fixture("scale/Westinghouse2.mo").to_str().unwrap()]);
+    assert!(text(&check.stdout).contains("mode changes needing a restart: none\n"), "{}", text(&check.stdout));
+}

@@ -183,11 +183,7 @@ fn terms<'a>(lhs: &'a IExpr, rhs: &'a IExpr) -> Vec<&'a IExpr> {
 
 fn vars_in(e: &IExpr, out: &mut Vec<usize>) {
     match e {
-        IExpr::Var(v) => {
-            if !out.contains(v) {
-                out.push(*v)
-            }
-        }
+        IExpr::Var(v) if !out.contains(v) => out.push(*v),
         IExpr::Pow(x, _) => vars_in(x, out),
         IExpr::Sum(xs) | IExpr::Prod(xs) | IExpr::Series(xs) => xs.iter().for_each(|x| vars_in(x, out)),
         _ => {}
