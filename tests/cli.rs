@@ -390,3 +390,25 @@ fn westinghouse_valves_open_on_their_consistency_surface() {
     let check = run(&["--check", fixture("scale/Westinghouse2.mo").to_str().unwrap()]);
     assert!(text(&check.stdout).contains("mode changes needing a restart: none\n"), "{}", text(&check.stdout));
 }
+
+/// Issue 14, point 3: an impact law declared by the user in a `when` on the entered mode
+/// (paper 000 §5.2.4) is kept and honoured: no default restart system fights it at the same
+/// event (rumoca refuses two reinitialisations of w1), and the region's consistency is still
+/// asserted after the switch.
+#[test]
+fn an_impact_law_declared_by_the_user_replaces_the_default_restart() {
+    let out = run(&[fixture("ClutchUserLaw.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let model = text(&out.stdout);
+    assert!(model.contains("when g then\n    reinit(w1, pre(w2));\n  end when;"), "{model}");
+    assert!(!model.contains("restart_system"), "no default restart: {model}");
+    assert_eq!(model.matches("reinit(").count(), 1, "{model}");
+    assert!(model.contains("assert(not g or abs(w2 - w1)"), "{model}");
+    assert!(text(&out.stderr).contains("impact law of the input's `when g`"), "{}", text(&out.stderr));
+    let check = run(&["--check", fixture("ClutchUserLaw.mo").to_str().unwrap()]);
+    assert!(
+        text(&check.stdout).contains("entering g (restores e3; no restart: the impact law"),
+        "{}",
+        text(&check.stdout)
+    );
+}

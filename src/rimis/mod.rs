@@ -12,6 +12,7 @@
 mod checks;
 mod exprs;
 mod guards;
+mod impact_laws;
 mod impulses;
 mod init;
 mod left_limits;
@@ -248,7 +249,8 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
 
     let mut multi = sources;
     let unguaranteed = restart::unguaranteed(&plan, &switches);
-    let restarts = restart_system::build(&mut plan, &unguaranteed, &ctx)?;
+    let laws = impact_laws::declared(&plan, &src.kept);
+    let restarts = restart_system::build(&mut plan, &unguaranteed, &laws, &ctx)?;
     let reinit = sections::reinit(&mut plan, &restarts.replicas);
     // Never silently wrong: what no restart restores is checked in its modes.
     let unrestored: Vec<&restart::Unguaranteed> = restarts.unrestored.iter().map(|&k| &unguaranteed[k]).collect();

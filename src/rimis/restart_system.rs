@@ -44,6 +44,7 @@
 //! variables.
 
 use super::exprs::{self, binary, call, name};
+use super::impact_laws::{self, Law};
 use super::impulses::{self, Builder};
 use super::plan::{Plan, Role};
 use super::restart::Unguaranteed;
@@ -84,7 +85,12 @@ pub(crate) const STEP: &str = "1e-6";
 
 /// Builds a restart system for each region entered with unguaranteed consistency
 /// equations; the regions it cannot handle keep their warnings, with the reason.
-pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContext) -> Result<Restarts, RimisError> {
+pub(crate) fn build(
+    plan: &mut Plan,
+    failures: &[Unguaranteed],
+    laws: &[Law],
+    ctx: &DiffContext,
+) -> Result<Restarts, RimisError> {
     let mut out = Restarts::default();
     let mut regions: Vec<&Bdd> = Vec::new();
     for f in failures {
@@ -98,6 +104,30 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
         let names: Vec<String> =
             here.iter().map(|f| format!("{}{}", plan.mdae.eq(f.eq).id, "'".repeat(f.j as usize))).collect();
+        if let Some(law) = impact_laws::for_entry(plan, laws, region) {
+            // Declared by the user (§5.2.4): honoured, no default restart; still checked.
+            let why = format!(
+                "the impact law of the input's `when {}` (reinit of {}) restarts the states (paper 000 §5.2.4)",
+                law.condition,
+                law.targets.join(", ")
+            );
+            out.notes.push(format!(
+                "entering `{}`: {why}, not the default inelastic restart; {} checked after the switch",
+                plan.cond_text(region),
+                names.join(" ")
+            ));
+            out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+            out.mode_changes.push(ModeChange {
+                entering: plan.cond_text(region),
+                restores: names.clone(),
+                no_restart: Some(why),
+                analysed: false,
+                impulsive: Vec::new(),
+                jumps: Vec::new(),
+                unbalanced: Vec::new(),
+            });
+            continue;
+        }
         match grow(plan, &index, region, &here, ctx)? {
             Ok(sys) => {
                 out.mode_changes.push(impulse_analysis(plan, &index, region, &sys, &here, &names));
