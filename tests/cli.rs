@@ -412,3 +412,24 @@ fn an_impact_law_declared_by_the_user_replaces_the_default_restart() {
         text(&check.stdout)
     );
 }
+
+/// Issue 14, point 4: entering `ga`, the impulse through shaft 2 reaches clutch b, engaged
+/// or not: one restart system per part of the region where that structure is uniform, each
+/// with its own impulse analysis (the torque of clutch b is impulsive only where it is
+/// engaged), instead of no restart.
+#[test]
+fn a_region_whose_structure_varies_gets_a_restart_per_part() {
+    let out = run(&[fixture("ClutchChain.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("restart not guaranteed"), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("CHECK:"), "every entry restarts: no assert");
+    assert!(text(&out.stdout).contains("reinit(w3, if ga and not gb then restart_system(3,"), "{}", text(&out.stdout));
+    let check = text(&run(&["--check", fixture("ClutchChain.mo").to_str().unwrap()]).stdout);
+    assert!(
+        check.contains(
+            "  entering ga and not gb (restores ea; restart computed)\n    impulsive: fa (order 1)\n    jumps: w1 w2\n"
+        ),
+        "{check}"
+    );
+    assert!(check.contains("  entering ga and gb (restores ea; restart computed)\n    impulsive: fa (order 1), fb (order 1)\n    jumps: w1 w2 w3\n"), "{check}");
+}
