@@ -338,3 +338,98 @@ fn check_reports_loops_through_discrete_variables() {
     assert_eq!(v["discrete_loops"]["loops"][0]["variables"][0], "gamma");
     assert_eq!(v["discrete_loops"]["loops"][0]["through_when"], true);
 }
+
+/// Issue 14, point 6: the impulse analysis of paper 000 §6 per mode change, in `--check`
+/// and `--report json`: the clutch's torques and the rope's tension are impulsive of
+/// order 1 (§5.1, eq. 40), the states whose highest order jumps are listed; a mode change
+/// without a restart system says why.
+#[test]
+fn check_and_json_list_the_impulsive_variables_per_mode_change() {
+    let clutch = run(&["--check", fixture("ClutchBasic.mo").to_str().unwrap()]);
+    assert_eq!(clutch.status.code(), Some(0), "{}", text(&clutch.stderr));
+    let t = text(&clutch.stdout);
+    assert!(t.contains("mode changes needing a restart (1):\n  entering g (restores e3; restart computed)\n    impulsive: f1 (order 1), f2 (order 1)\n    jumps: w1 w2\n"), "{t}");
+    let cup = run(&["--check", fixture("CupAndBall.mo").to_str().unwrap()]);
+    let t = text(&cup.stdout);
+    assert!(
+        t.contains("entering gamma (restores k1'; restart computed)\n    impulsive: lambda (order 1), s (order 1)\n"),
+        "{t}"
+    );
+    let tank = run(&["--check", fixture("WaterTank.mo").to_str().unwrap()]);
+    assert!(text(&tank.stdout).contains("mode changes needing a restart: none\n"), "{}", text(&tank.stdout));
+    let json = run(&["--report", "json", fixture("CupAndBall.mo").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let mc = &v["mode_changes"][0];
+    assert_eq!(mc["entering"], "gamma");
+    assert_eq!(mc["restores"][0], "k1'");
+    assert_eq!(mc["no_restart"], serde_json::Value::Null);
+    assert_eq!(mc["impulsive"][0]["variable"], "lambda");
+    assert_eq!(mc["impulsive"][0]["order"], 1);
+    assert_eq!(mc["jumps"], serde_json::json!(["x'", "y'", "u", "v"]));
+    let nl = run(&["--report", "json", fixture("RestartNotLinear.mo").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&nl.stdout).expect("JSON");
+    let why = v["mode_changes"][0]["no_restart"].as_str().unwrap_or_default().to_string();
+    assert!(why.contains("not linear"), "{v}");
+    assert_eq!(
+        v["mode_changes"][0]["unbalanced"],
+        serde_json::json!(["e1", "e2"]),
+        "sinh of an impulse has infinite order (eq. 46)"
+    );
+}
+
+/// Issue 14, point 4: the brake's valve opens exactly when `Pr_i - Pt_i` crosses 0 (the guard
+/// `F1*(Pr_i - Pt_i) + fv_i > 0` with `fv_i = 0` before): the switch makes the open mode's
+/// consistency equation true (parameter coefficients compared at generic values), so no
+/// restart is needed and none is reported missing.
+#[test]
+fn westinghouse_valves_open_on_their_consistency_surface() {
+    let out = run(&[fixture("scale/Westinghouse2.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("restart not guaranteed"), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("CHECK:"), "no consistency assert is needed");
+    let check = run(&["--check", fixture("scale/Westinghouse2.mo").to_str().unwrap()]);
+    assert!(text(&check.stdout).contains("mode changes needing a restart: none\n"), "{}", text(&check.stdout));
+}
+
+/// Issue 14, point 3: an impact law declared by the user in a `when` on the entered mode
+/// (paper 000 §5.2.4) is kept and honoured: no default restart system fights it at the same
+/// event (rumoca refuses two reinitialisations of w1), and the region's consistency is still
+/// asserted after the switch.
+#[test]
+fn an_impact_law_declared_by_the_user_replaces_the_default_restart() {
+    let out = run(&[fixture("ClutchUserLaw.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let model = text(&out.stdout);
+    assert!(model.contains("when g then\n    reinit(w1, pre(w2));\n  end when;"), "{model}");
+    assert!(!model.contains("restart_system"), "no default restart: {model}");
+    assert_eq!(model.matches("reinit(").count(), 1, "{model}");
+    assert!(model.contains("assert(not g or abs(w2 - w1)"), "{model}");
+    assert!(text(&out.stderr).contains("impact law of the input's `when g`"), "{}", text(&out.stderr));
+    let check = run(&["--check", fixture("ClutchUserLaw.mo").to_str().unwrap()]);
+    assert!(
+        text(&check.stdout).contains("entering g (restores e3; no restart: the impact law"),
+        "{}",
+        text(&check.stdout)
+    );
+}
+
+/// Issue 14, point 4: entering `ga`, the impulse through shaft 2 reaches clutch b, engaged
+/// or not: one restart system per part of the region where that structure is uniform, each
+/// with its own impulse analysis (the torque of clutch b is impulsive only where it is
+/// engaged), instead of no restart.
+#[test]
+fn a_region_whose_structure_varies_gets_a_restart_per_part() {
+    let out = run(&[fixture("ClutchChain.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("restart not guaranteed"), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("CHECK:"), "every entry restarts: no assert");
+    assert!(text(&out.stdout).contains("reinit(w3, if ga and not gb then restart_system(3,"), "{}", text(&out.stdout));
+    let check = text(&run(&["--check", fixture("ClutchChain.mo").to_str().unwrap()]).stdout);
+    assert!(
+        check.contains(
+            "  entering ga and not gb (restores ea; restart computed)\n    impulsive: fa (order 1)\n    jumps: w1 w2\n"
+        ),
+        "{check}"
+    );
+    assert!(check.contains("  entering ga and gb (restores ea; restart computed)\n    impulsive: fa (order 1), fb (order 1)\n    jumps: w1 w2 w3\n"), "{check}");
+}

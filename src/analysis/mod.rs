@@ -13,6 +13,7 @@ pub mod cdg;
 pub mod dm;
 pub mod explicit;
 pub mod implicit;
+pub mod impulse;
 pub mod matching;
 pub mod modes;
 pub mod oblivious;

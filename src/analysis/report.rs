@@ -51,6 +51,10 @@ pub struct JsonReport {
     /// caller, which has the model's source.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub discrete_loops: Option<super::causal::report::JsonCausal>,
+    /// The mode changes that need a restart and their impulse analysis (paper 000 §6);
+    /// set by the caller, which runs the RIMIS stage that finds the restart systems.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode_changes: Option<Vec<super::impulse::ModeChange>>,
 }
 
 #[derive(Serialize)]
@@ -211,6 +215,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         blocks,
         edges,
         discrete_loops: None,
+        mode_changes: None,
     }
 }
 

@@ -154,15 +154,25 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     let causal = analysis::causal::report::CausalCheck::of(
         analysis::causal::of_file(&def).unwrap_or_else(|| Ok(Default::default())),
     );
+    // The mode changes that need a restart and their impulse analysis: found where the
+    // restart systems are built, by the RIMIS stage (not run on a singular model).
+    let changes = (cdg.singular.is_empty() && (cli.check || cli.report.is_some()))
+        .then(|| crate::rimis::transform(&def, &model, &cdg).map(|r| r.mode_changes));
     let mut out = String::new();
     // With --report json the JSON is alone on stdout (or in -o), so that it parses.
     if cli.check && cli.report.is_none() {
         out.push_str(&analysis::report::check(&model, &cdg));
+        match &changes {
+            Some(Ok(c)) => out.push_str(&analysis::impulse::text(c)),
+            Some(Err(e)) => out.push_str(&format!("mode changes: not analysed ({})\n", e.message)),
+            None => {}
+        }
         out.push_str(&causal.text(file));
     }
     if cli.report == Some(Report::Json) {
         let mut report = analysis::report::json(&model, &cdg);
         report.discrete_loops = Some(causal.json(file));
+        report.mode_changes = changes.and_then(Result::ok);
         let json = serde_json::to_string_pretty(&report)
             .map_err(|e| DriverError::Usage(format!("cannot write the JSON report: {e}")))?;
         out.push_str(&json);

@@ -12,6 +12,8 @@
 mod checks;
 mod exprs;
 mod guards;
+mod impact_laws;
+mod impulses;
 mod init;
 mod left_limits;
 pub(crate) mod names;
@@ -74,6 +76,8 @@ pub struct RimisModel {
     pub sections: Vec<Section>,
     /// Algorithm sections and initial sections kept from the input.
     pub kept_parts: Vec<ClassPart>,
+    /// The mode changes that need a restart, with their impulse analysis (paper 000 §6).
+    pub mode_changes: Vec<crate::analysis::impulse::ModeChange>,
 }
 
 /// Why the transformation refused a model.
@@ -126,6 +130,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         initial: Vec::new(),
         sections: Vec::new(),
         kept_parts: src.kept_parts.clone(),
+        mode_changes: Vec::new(),
     };
     let uniform = cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular);
     if uniform || crate::analysis::oblivious::fits_every_mode(mdae, cdg) {
@@ -250,7 +255,8 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
 
     let mut multi = sources;
     let unguaranteed = restart::unguaranteed(&plan, &switches);
-    let restarts = restart_system::build(&mut plan, &unguaranteed, &ctx)?;
+    let laws = impact_laws::declared(&plan, &src.kept);
+    let restarts = restart_system::build(&mut plan, &unguaranteed, &laws, &ctx)?;
     let reinit = sections::reinit(&mut plan, &restarts.replicas);
     // Never silently wrong: what no restart restores is checked in its modes.
     let unrestored: Vec<&restart::Unguaranteed> = restarts.unrestored.iter().map(|&k| &unguaranteed[k]).collect();
@@ -285,6 +291,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             .map(|w| format!("{w}; the output stops with an assert if it does not hold after the switch")),
     );
     out.notes.extend(restarts.notes.iter().cloned());
+    out.mode_changes = restarts.mode_changes.clone();
     out.header.extend(restarts.notes);
 
     // Declarations: the input's, then DECL/INIT.

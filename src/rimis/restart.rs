@@ -143,7 +143,8 @@ fn guaranteed(plan: &Plan, e: EqId, region: &Bdd, s: &Switch) -> bool {
     let Some(surface) = surface(&resolve(plan, &s.guard, &before)) else { return false };
     let (l, r) = sides_under(plan, &plan.mdae.eq(e).body, region);
     let residual = exprs::binary(BinOp::Sub, l, r);
-    match (affine(&surface), affine(&residual)) {
+    let invariant = |n: &str| plan.mdae.time_invariant.contains(n);
+    match (affine(&surface, &invariant), affine(&residual, &invariant)) {
         (Some(a), Some(b)) => proportional(&a, &b),
         _ => {
             let text = |x: Expr| expr_to_string(&symbolic::simplify(&x));
@@ -167,11 +168,17 @@ fn surface(g: &Expr) -> Option<Expr> {
 type Affine = (BTreeMap<String, f64>, f64);
 
 /// `e` as Σ coefficient·term + constant over names and `der(…)`, if it is affine with
-/// numeric coefficients.
-fn affine(e: &Expr) -> Option<Affine> {
+/// coefficients that are numbers or expressions of time-invariant names (parameters,
+/// constants: the brake's `F1*(Pr_1 - Pt_1)`). Such a name stands for a generic value
+/// fixed by its spelling (a hash into [1, 2)): two coefficients that differ as expressions
+/// differ there except on a set of measure zero (the Schwartz–Zippel argument), so
+/// proportionality is decided for the parameters' generic values, whatever they are set to.
+fn affine(e: &Expr, invariant: &dyn Fn(&str) -> bool) -> Option<Affine> {
+    let affine = |x: &Expr| affine(x, invariant);
     let scale = |(m, c): Affine, k: f64| -> Affine { (m.into_iter().map(|(n, v)| (n, v * k)).collect(), c * k) };
     match &e.kind {
         ExprKind::Number(t) => Some((BTreeMap::new(), t.parse().ok()?)),
+        ExprKind::Name(n) if invariant(n.as_str()) => Some((BTreeMap::new(), generic_value(n.as_str()))),
         ExprKind::Name(_) | ExprKind::Call(_) if exprs::occurrence(e).is_some() => {
             Some((BTreeMap::from([(expr_to_string(e), 1.0)]), 0.0))
         }
@@ -200,6 +207,12 @@ fn affine(e: &Expr) -> Option<Affine> {
         }
         _ => None,
     }
+}
+
+/// A generic value in [1, 2) for a time-invariant name, fixed by its spelling (FNV-1a).
+fn generic_value(name: &str) -> f64 {
+    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    1.0 + (h >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// a = k·b for some k ≠ 0 (terms with zero coefficients ignored), a not constant.

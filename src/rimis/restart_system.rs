@@ -44,11 +44,14 @@
 //! variables.
 
 use super::exprs::{self, binary, call, name};
+use super::impact_laws::{self, Law};
+use super::impulses::{self, Builder};
 use super::plan::{Plan, Role};
 use super::restart::Unguaranteed;
 use super::sections::sides_under;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
+use crate::analysis::impulse::{IExpr, ModeChange};
 use crate::analysis::matching::maximum_matching;
 use crate::mdae::{EqId, VarId};
 use crate::syntax::ast::{BinOp, ClassDef, EquationKind, Expr, ExprKind};
@@ -73,6 +76,8 @@ pub(crate) struct Restarts {
     pub warnings: Vec<String>,
     /// Their indices in the failures given to [`build`] (checked by `checks.rs`).
     pub unrestored: Vec<usize>,
+    /// Per region entered, its impulse analysis (paper 000 §6).
+    pub mode_changes: Vec<ModeChange>,
 }
 
 /// Default step of the restart systems, in seconds.
@@ -80,7 +85,12 @@ pub(crate) const STEP: &str = "1e-6";
 
 /// Builds a restart system for each region entered with unguaranteed consistency
 /// equations; the regions it cannot handle keep their warnings, with the reason.
-pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContext) -> Result<Restarts, RimisError> {
+pub(crate) fn build(
+    plan: &mut Plan,
+    failures: &[Unguaranteed],
+    laws: &[Law],
+    ctx: &DiffContext,
+) -> Result<Restarts, RimisError> {
     let mut out = Restarts::default();
     let mut regions: Vec<&Bdd> = Vec::new();
     for f in failures {
@@ -94,34 +104,105 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
         let names: Vec<String> =
             here.iter().map(|f| format!("{}{}", plan.mdae.eq(f.eq).id, "'".repeat(f.j as usize))).collect();
-        match grow(plan, &index, region, &here, ctx)? {
-            Ok(sys) => {
-                let step = out.step.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
-                let entering = plan.cond_text(region);
-                let built = match emit(plan, region, sys, &step, &names) {
-                    Ok(b) => b,
-                    Err(why) => {
-                        out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
-                        out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
-                        continue;
-                    }
-                };
-                out.functions.push(built.function);
-                out.replicas.extend(built.replicas.into_iter().map(|(r, v)| (region.clone(), r, v)));
-                if !built.sources.is_empty() {
-                    let reinits = built.sources.into_iter().map(|(u, v)| exprs::reinit(name(&u), v)).collect();
-                    whens.push((plan.cond_expr(region), reinits));
-                }
-                out.notes.push(format!(
-                    "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1 (one step of {step} = {STEP} s), which makes {} true",
-                    names.join(" ")
-                ));
-            }
+        if let Some(law) = impact_laws::for_entry(plan, laws, region) {
+            // Declared by the user (§5.2.4): honoured, no default restart; still checked.
+            let why = format!(
+                "the impact law of the input's `when {}` (reinit of {}) restarts the states (paper 000 §5.2.4)",
+                law.condition,
+                law.targets.join(", ")
+            );
+            out.notes.push(format!(
+                "entering `{}`: {why}, not the default inelastic restart; {} checked after the switch",
+                plan.cond_text(region),
+                names.join(" ")
+            ));
+            out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+            out.mode_changes.push(ModeChange {
+                entering: plan.cond_text(region),
+                restores: names.clone(),
+                no_restart: Some(why),
+                analysed: false,
+                impulsive: Vec::new(),
+                jumps: Vec::new(),
+                unbalanced: Vec::new(),
+            });
+            continue;
+        }
+        let parts = match grow_parts(plan, &index, region, &here, ctx, &mut MAX_PARTS.clone())? {
+            Ok(parts) => parts,
             Err(why) => {
                 out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
                 out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+                out.mode_changes.push(ModeChange {
+                    entering: plan.cond_text(region),
+                    restores: names.clone(),
+                    no_restart: Some(why),
+                    analysed: false,
+                    impulsive: Vec::new(),
+                    jumps: Vec::new(),
+                    unbalanced: Vec::new(),
+                });
+                continue;
+            }
+        };
+        let step = out.step.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
+        let mut built: Vec<(Bdd, Built)> = Vec::new();
+        let mut failed = None;
+        for (part, sys) in parts {
+            out.mode_changes.push(impulse_analysis(plan, &index, &part, &sys, &here, &names));
+            match emit(plan, &part, sys, &step, &names) {
+                Ok(b) => built.push((part, b)),
+                Err(why) => {
+                    failed = Some(why);
+                    break;
+                }
             }
         }
+        if let Some(why) = failed {
+            out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
+            out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+            if let Some(mc) = out.mode_changes.last_mut() {
+                mc.no_restart = Some(why);
+            }
+            continue;
+        }
+        let entering = plan.cond_text(region);
+        let per_part = if built.len() > 1 {
+            let texts: Vec<String> = built.iter().map(|(p, _)| format!("`{}`", plan.cond_text(p))).collect();
+            format!(" (one system per part where the structure the impulse reaches is uniform: {})", texts.join(", "))
+        } else {
+            String::new()
+        };
+        // Each jumping state restarts from its part's system (an if-expression over the
+        // parts, evaluated at the switch; a state no part restarts keeps its left limit).
+        let mut sources: Vec<(String, Vec<(Expr, Expr)>)> = Vec::new();
+        for (part, b) in built {
+            out.functions.push(b.function);
+            out.replicas.extend(b.replicas.into_iter().map(|(r, v)| (part.clone(), r, v)));
+            let cond = plan.cond_expr(&part);
+            for (u, v) in b.sources {
+                match sources.iter_mut().find(|(n, _)| *n == u) {
+                    Some((_, list)) => list.push((cond.clone(), v)),
+                    None => sources.push((u, vec![(cond.clone(), v)])),
+                }
+            }
+        }
+        if !sources.is_empty() {
+            let whole = per_part.is_empty();
+            let reinits = sources
+                .into_iter()
+                .map(|(u, mut list)| {
+                    let value =
+                        if whole { list.remove(0).1 } else { exprs::if_expr(list, call("pre", vec![name(&u)])) };
+                    exprs::reinit(name(&u), value)
+                })
+                .collect();
+            whens.push((plan.cond_expr(region), reinits));
+        }
+        out.notes.push(format!(
+            "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1{per_part} (one step of {step} = {STEP} s), which makes {} true",
+            names.join(" ")
+        ));
     }
     if !whens.is_empty() {
         let mut item = Item::new(exprs::equation(EquationKind::When { branches: whens }));
@@ -130,6 +211,57 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
         out.reinit.push(item);
     }
     Ok(out)
+}
+
+/// At most this many parts per entered region (one restart system each).
+const MAX_PARTS: usize = 16;
+
+/// Why a region has no system; `split`: the parts of the region where what varied is
+/// uniform (empty when splitting cannot help).
+struct Fail {
+    why: String,
+    split: Vec<Bdd>,
+}
+
+impl Fail {
+    fn new(why: String) -> Fail {
+        Fail { why, split: Vec::new() }
+    }
+
+    /// The region split by the values of a per-mode quantity (an offset, an order).
+    fn varies(why: String, entries: &[(u32, Bdd)], region: &Bdd) -> Fail {
+        let split = entries.iter().map(|(_, m)| m.and(region)).filter(|p| !p.is_false()).collect();
+        Fail { why, split }
+    }
+}
+
+/// The restart systems of entering `region`: one, or, where the structure the impulse
+/// reaches varies inside the region (a clutch downstream engaged or not), one per part
+/// where it is uniform (split again as needed, at most `budget` parts in all). Each part's
+/// system stays local: the component of the unfolded system that the impulse reaches.
+fn grow_parts(
+    plan: &mut Plan,
+    index: &Index,
+    region: &Bdd,
+    here: &[&Unguaranteed],
+    ctx: &DiffContext,
+    budget: &mut usize,
+) -> Result<Result<Vec<(Bdd, Grown)>, String>, RimisError> {
+    match grow(plan, index, region, here, ctx)? {
+        Ok(g) => Ok(Ok(vec![(region.clone(), g)])),
+        Err(f) if f.split.len() >= 2 && *budget >= f.split.len() => {
+            *budget -= f.split.len();
+            let mut all = Vec::new();
+            for part in &f.split {
+                match grow_parts(plan, index, part, here, ctx, budget)? {
+                    Ok(v) => all.extend(v),
+                    Err(why) => return Ok(Err(why)),
+                }
+            }
+            Ok(Ok(all))
+        }
+        Err(f) => Ok(Err(f.why)),
+    }
 }
 
 /// What every region's system reads from the model, computed once: each variable's
@@ -192,6 +324,9 @@ struct Row {
     /// Variables whose order varies inside the region (a dry run notes them instead of
     /// failing: the row matters only if it reaches the system).
     uncertain: BTreeSet<usize>,
+    /// The sides with derivatives expanded, before the unknowns are placed: a row at the
+    /// switch (c = 0), for the impulse analysis; `None` for a consistency row.
+    at_switch: Option<(Expr, Expr)>,
 }
 
 /// The restart system of a region, before naming: its rows (the component of the
@@ -223,7 +358,7 @@ fn grow(
     region: &Bdd,
     here: &[&Unguaranteed],
     ctx: &DiffContext,
-) -> Result<Result<Grown, String>, RimisError> {
+) -> Result<Result<Grown, Fail>, RimisError> {
     let from = plan.care.and(&region.not());
     let from_c = plan.cond_number(&from);
     let seeds: BTreeSet<EqId> = here.iter().map(|f| f.eq).collect();
@@ -237,37 +372,49 @@ fn grow(
         }
         let Some(c) = index.c(plan, e, region) else {
             if seeds.contains(&e) {
-                return Ok(Err(format!(
-                    "the structure of equation {} varies inside `{}`",
-                    plan.mdae.eq(e).id,
-                    plan.cond_text(region)
+                return Ok(Err(Fail::varies(
+                    format!(
+                        "the structure of equation {} varies inside `{}`",
+                        plan.mdae.eq(e).id,
+                        plan.cond_text(region)
+                    ),
+                    &plan.cdg.offsets[e.index()],
+                    region,
                 )));
             }
             // Its structure varies inside the region: it may join only if it reads none
             // of the unknowns, which the incidence tells without its rows.
             if plan.mdae.eq(e).incidence.iter().any(|i| d.contains_key(&i.var.index())) {
-                return Ok(Err(format!(
-                    "the structure of equation {} varies inside `{}`",
-                    plan.mdae.eq(e).id,
-                    plan.cond_text(region)
+                return Ok(Err(Fail::varies(
+                    format!(
+                        "the structure of equation {} varies inside `{}`",
+                        plan.mdae.eq(e).id,
+                        plan.cond_text(region)
+                    ),
+                    &plan.cdg.offsets[e.index()],
+                    region,
                 )));
             }
             continue;
         };
         let dry = match rows_of(plan, index, region, None, e, c, ctx)? {
             Ok(r) => r,
-            Err(why) => return Ok(Err(why)),
+            Err(why) => return Ok(Err(Fail::new(why))),
         };
         let reaches = |r: &Row| r.unknowns.iter().chain(&r.uncertain).any(|u| d.contains_key(u));
         if !seeds.contains(&e) && !dry.iter().any(reaches) {
             continue;
         }
         if let Some(u) = dry.iter().flat_map(|r| r.uncertain.iter()).next() {
-            return Ok(Err(format!(
-                "the order of `{}` varies inside `{}` (equation {})",
-                plan.mdae.vars[*u].name,
-                plan.cond_text(region),
-                plan.mdae.eq(e).id
+            return Ok(Err(Fail::varies(
+                format!(
+                    "the order of `{}` varies inside `{}` (equation {})",
+                    plan.mdae.vars[*u].name,
+                    plan.cond_text(region),
+                    plan.mdae.eq(e).id
+                ),
+                &plan.cdg.orders[*u],
+                region,
             )));
         }
         is_added.insert(e);
@@ -275,19 +422,23 @@ fn grow(
         for row in &dry {
             let unguaranteed = c > 0 && here.iter().any(|f| f.eq == row.eq && f.j == row.j);
             if row.unknowns.is_empty() && unguaranteed {
-                return Ok(Err(format!(
+                return Ok(Err(Fail::new(format!(
                     "consistency equation {}{} reads no highest-order state: it needs a jump of a lower-order state (an impulse of higher order, paper 000 §6)",
                     plan.mdae.eq(row.eq).id,
                     "'".repeat(row.j as usize)
-                )));
+                ))));
             }
             for &u in &row.unknowns {
                 if !d.contains_key(&u) {
                     let Some(k) = index.d(plan, VarId(u as u32), region) else {
-                        return Ok(Err(format!(
-                            "the order of `{}` varies inside `{}`",
-                            plan.mdae.vars[u].name,
-                            plan.cond_text(region)
+                        return Ok(Err(Fail::varies(
+                            format!(
+                                "the order of `{}` varies inside `{}`",
+                                plan.mdae.vars[u].name,
+                                plan.cond_text(region)
+                            ),
+                            &plan.cdg.orders[u],
+                            region,
                         )));
                     };
                     d.insert(u, k);
@@ -300,7 +451,7 @@ fn grow(
     for (e, c) in added {
         match rows_of(plan, index, region, Some(from_c), e, c, ctx)? {
             Ok(r) => rows.extend(r.into_iter().filter(|r| !r.unknowns.is_empty())),
-            Err(why) => return Ok(Err(why)),
+            Err(why) => return Ok(Err(Fail::new(why))),
         }
     }
     let unknowns: Vec<usize> = d.keys().copied().collect();
@@ -316,11 +467,11 @@ fn grow(
             .filter(|&k| var_to_eq[k].is_none())
             .map(|k| plan.mdae.vars[unknowns[k]].name.clone())
             .collect();
-        return Ok(Err(format!(
+        return Ok(Err(Fail::new(format!(
             "the restart system is structurally singular (overdetermined: {}; underdetermined: {})",
             if over.is_empty() { "none".into() } else { over.join(" ") },
             if under.is_empty() { "none".into() } else { under.join(" ") }
-        )));
+        ))));
     }
     // The whole component is kept: what the jump sets upstream of the unguaranteed
     // equations, and downstream what it carries to other states (an impulse in y moves x
@@ -333,11 +484,11 @@ fn grow(
             let writer = plan.def(v, du - 1, region).into_iter().find(|&(_, k)| k >= du);
             let same = writer.is_some_and(|(b, _)| plan.cond(plan.block_cond[b]) == &region.and(&plan.care));
             if !same {
-                return Ok(Err(format!(
+                return Ok(Err(Fail::new(format!(
                     "`{}` is replicated per mode and its writer's modes are not exactly `{}`",
                     plan.mdae.vars[u].name,
                     plan.cond_text(region)
-                )));
+                ))));
             }
         }
     }
@@ -428,9 +579,52 @@ fn rows_of(
             rhs: symbolic::simplify(&rhs),
             unknowns,
             uncertain,
+            at_switch: j.is_none().then(|| (dl.clone(), dr.clone())),
         });
     }
     Ok(Ok(out))
+}
+
+/// The impulse analysis of a grown system (paper 000 §6.2, eq. 50; `impulses.rs`).
+fn impulse_analysis(
+    plan: &Plan,
+    index: &Index,
+    region: &Bdd,
+    sys: &Grown,
+    here: &[&Unguaranteed],
+    names: &[String],
+) -> ModeChange {
+    let mut b = Builder::default();
+    for row in &sys.rows {
+        let (lhs, rhs) = match &row.at_switch {
+            Some((l, r)) => {
+                let mut classify = |y: &Expr| {
+                    let (n, k) = exprs::occurrence(y)?;
+                    let u = *plan.by_name.get(n)?;
+                    let du = index.d(plan, u, region)?;
+                    let name = plan.mdae.vars[u.index()].name.as_str();
+                    Some(match du {
+                        0 => b.var(u.index(), name, 0),
+                        du if k >= du => b.leading(u.index(), name, du),
+                        _ => IExpr::Const,
+                    })
+                };
+                let l = impulses::translate(l, &mut classify);
+                (l, impulses::translate(r, &mut classify))
+            }
+            None => {
+                let violated = here.iter().any(|f| f.eq == row.eq && f.j == row.j);
+                let mut terms: Vec<IExpr> = violated.then_some(IExpr::Const).into_iter().collect();
+                for &u in &row.unknowns {
+                    terms.push(b.var(u, &plan.mdae.vars[u].name, sys.d[&u]));
+                }
+                (IExpr::Sum(terms), IExpr::Zero)
+            }
+        };
+        let label = format!("{}{}", plan.mdae.eq(row.eq).id, "'".repeat(row.j as usize));
+        b.system.equations.push((label, lhs, rhs));
+    }
+    ModeChange::analysed(plan.cond_text(region), names.to_vec(), &b.system, &b.jump_names)
 }
 
 /// u^(k) as it is just before the switch: `pre` of the source, read inside the `when` that
