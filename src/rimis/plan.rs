@@ -324,6 +324,25 @@ impl<'a> Plan<'a> {
             .collect()
     }
 
+    /// [`Plan::def`] under `modes_where(at)`, tested by restriction: a block's condition
+    /// (⊆ care) meets care ∧ cube(`at`) iff its restriction to the values of `at` is not
+    /// false, O(|condition|); the conjunction with the cube is O(|at|) (issue 15: the
+    /// initial guards ask it per name under the start values of all N mode variables,
+    /// quadratic on Westinghouse). The same result as `def(u, i, &modes_where(at))`.
+    pub(crate) fn def_at(&self, u: VarId, i: u32, at: &[(ModeId, bool)]) -> Vec<(usize, u32)> {
+        let space = &self.cdg.space;
+        let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
+        let valuation = BddPartialValuation::from_values(&lits);
+        if lits.iter().any(|&(x, v)| valuation.get_value(x) != Some(v)) {
+            return Vec::new(); // the same variable asked with both values: no mode
+        }
+        self.writers[u.index()]
+            .iter()
+            .copied()
+            .filter(|&(b, k)| k >= i && !self.cond(self.block_cond[b]).restrict_valuation(&valuation).is_false())
+            .collect()
+    }
+
     /// Is u^(i) a leading variable in some mode of `c`?
     pub(crate) fn leading_in(&self, u: VarId, i: u32, c: &Bdd) -> bool {
         self.cdg.orders[u.index()].iter().any(|(d, m)| *d == i && !m.and(c).and(&self.care).is_false())
