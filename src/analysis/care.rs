@@ -24,10 +24,16 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// (G, C) for L = `lower` ⊆ `care` (module header): both without the factors they share.
 pub fn localise(lower: &Bdd, care: &Bdd) -> (Bdd, Bdd) {
+    localise_with(lower, care, &Cuts::of(care))
+}
+
+/// [`localise`] with the cuts of `care` given (`Cuts::of(care)`, computed once for many
+/// conditions on one care set).
+pub fn localise_with(lower: &Bdd, care: &Bdd, cc: &Cuts) -> (Bdd, Bdd) {
     if lower.is_false() || care.is_true() || care.is_false() {
         return (lower.clone(), care.clone());
     }
-    let (cl, cc) = (Cuts::of(lower), Cuts::of(care));
+    let cl = Cuts::of(lower);
     // Positions cutting both, in order: a shared boundary p means "variables < p | ≥ p".
     let mut common: Vec<usize> = Vec::new();
     let (mut i, mut j) = (0, 0);
@@ -60,7 +66,7 @@ pub fn localise(lower: &Bdd, care: &Bdd) -> (Bdd, Bdd) {
 /// Where a BDD factors: its support `levels` (sorted variable indices), the positions that
 /// cut it as inclusive ranges (position p: "variables < p | ≥ p"), and the node each cut
 /// boundary leads into.
-struct Cuts {
+pub struct Cuts {
     levels: Vec<usize>,
     ranges: Vec<(usize, usize)>,
     /// For boundary r (between levels r − 1 and r) that is a cut: the node below it.
@@ -68,7 +74,7 @@ struct Cuts {
 }
 
 impl Cuts {
-    fn of(b: &Bdd) -> Cuts {
+    pub fn of(b: &Bdd) -> Cuts {
         let mut levels: Vec<usize> = b.support_set().into_iter().map(BddVariable::to_index).collect();
         levels.sort_unstable();
         let n = levels.len();

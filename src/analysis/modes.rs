@@ -24,6 +24,11 @@ pub struct ModeSpace {
     /// the variable's index, and the implicit strategy puts the modes among 10^4 edge
     /// variables).
     compact: BddVariableSet,
+    /// The care set [`ModeSpace::to_cond`] was last given, with what it derives from it:
+    /// the care set with the one-hot constraints and where that factors. Callers pass the
+    /// same care set (the valid or regular modes, O(N) nodes) for most conditions; deriving
+    /// them each time was O(N) per condition on the compressible building (issue 15).
+    care_memo: std::cell::RefCell<Option<std::rc::Rc<(Bdd, Bdd, super::care::Cuts)>>>,
 }
 
 /// The Integer/enumeration mode variables of `mdae` with their one-hot modes and values,
@@ -62,7 +67,7 @@ impl ModeSpace {
             mode_vars.iter().enumerate().map(|(m, &v)| (v, ModeId(m as u32))).collect();
         by_var.sort_unstable();
         let compact = BddVariableSet::new_anonymous(by_var.len() as u16);
-        ModeSpace { set, mode_vars, names, groups, by_var, compact }
+        ModeSpace { set, mode_vars, names, groups, by_var, compact, care_memo: Default::default() }
     }
 
     /// The modes where every one-hot group has exactly one member true.
@@ -136,10 +141,23 @@ impl ModeSpace {
     /// don't-cares): an irredundant sum of products over mode names, where the literals of
     /// a one-hot group are written as one comparison (`state == 1`, `not state == 2`).
     pub fn to_cond(&self, f: &Bdd, care: &Bdd) -> Cond {
-        let care = care.and(&self.one_hot());
+        let memo = self.care_memo(care);
+        let (_, care, cuts) = &*memo;
         // Without the factors f ∧ care shares with care (the same result: see `care`).
-        let (lower, care) = super::care::localise(&f.and(&care), &care);
+        let (lower, care) = super::care::localise_with(&f.and(care), care, cuts);
         self.minimised(&lower, &care)
+    }
+
+    /// `care` ∧ the one-hot constraints, and where it factors (kept for the next call).
+    fn care_memo(&self, care: &Bdd) -> std::rc::Rc<(Bdd, Bdd, super::care::Cuts)> {
+        if let Some(m) = self.care_memo.borrow().as_ref().filter(|m| m.0 == *care) {
+            return m.clone();
+        }
+        let with = care.and(&self.one_hot());
+        let cuts = super::care::Cuts::of(&with);
+        let m = std::rc::Rc::new((care.clone(), with, cuts));
+        *self.care_memo.borrow_mut() = Some(m.clone());
+        m
     }
 
     /// [`ModeSpace::to_cond`] of `lower` ⊆ `care` (the one-hot constraints in `care`).

@@ -78,7 +78,7 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], expl
     let cond = plan.modes_where(at);
     let cnum = plan.cond_number(&cond);
     let g = partial(plan, g, &cond);
-    let g = if explicit { resolve(plan, &g, &cond) } else { g };
+    let g = if explicit { resolve(plan, &g, at, &cond) } else { g };
     rewrite(&g, &mut |x| {
         if let ExprKind::Call(c) = &x.kind {
             if c.function.text.as_str() == "pre" {
@@ -92,14 +92,15 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], expl
 }
 
 /// Replaces each unknown by its explicit definition `u = e` where one one-equation
-/// block writes it in the modes `cond` (a few levels deep).
-pub(crate) fn resolve(plan: &Plan, g: &Expr, cond: &Bdd) -> Expr {
+/// block writes it in the modes `cond` = `modes_where(at)` (a few levels deep).
+pub(crate) fn resolve(plan: &Plan, g: &Expr, at: &[(ModeId, bool)], cond: &Bdd) -> Expr {
+    let at = plan.valuation(at);
     let mut g = g.clone();
     for _ in 0..4 {
         g = rewrite(&g, &mut |x| {
             let ExprKind::Name(n) = &x.kind else { return None };
             let u = *plan.by_name.get(n.as_str())?;
-            let def = plan.def(u, 0, cond);
+            let def = plan.def_at(u, 0, at.as_ref());
             let [(b, 0)] = def.as_slice() else { return None };
             let block = &plan.cdg.blocks[*b];
             let [(eq, 0)] = block.eqs.as_slice() else { return None };

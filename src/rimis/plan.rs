@@ -324,6 +324,30 @@ impl<'a> Plan<'a> {
             .collect()
     }
 
+    /// The values `at` gives the mode variables, as a partial valuation of the BDD
+    /// variables (`None`: a mode asked with both values, no mode).
+    pub(crate) fn valuation(&self, at: &[(ModeId, bool)]) -> Option<BddPartialValuation> {
+        let space = &self.cdg.space;
+        let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
+        let valuation = BddPartialValuation::from_values(&lits);
+        lits.iter().all(|&(x, v)| valuation.get_value(x) == Some(v)).then_some(valuation)
+    }
+
+    /// [`Plan::def`] under `modes_where(at)`, given `at` as a [`Plan::valuation`], tested
+    /// by restriction: a block's condition (⊆ care) meets care ∧ cube(`at`) iff its
+    /// restriction to the values of `at` is not false, O(|condition|); the conjunction
+    /// with the cube is O(|at|) (issue 15: the initial guards ask it per name under the
+    /// start values of all N mode variables, quadratic on Westinghouse). The same result
+    /// as `def(u, i, &modes_where(at))`.
+    pub(crate) fn def_at(&self, u: VarId, i: u32, at: Option<&BddPartialValuation>) -> Vec<(usize, u32)> {
+        let Some(at) = at else { return Vec::new() };
+        self.writers[u.index()]
+            .iter()
+            .copied()
+            .filter(|&(b, k)| k >= i && !self.cond(self.block_cond[b]).restrict_valuation(at).is_false())
+            .collect()
+    }
+
     /// Is u^(i) a leading variable in some mode of `c`?
     pub(crate) fn leading_in(&self, u: VarId, i: u32, c: &Bdd) -> bool {
         self.cdg.orders[u.index()].iter().any(|(d, m)| *d == i && !m.and(c).and(&self.care).is_false())

@@ -13,7 +13,7 @@
 
 use super::continuous::{Origin, Row, System, columns};
 use super::diagnostic::{Diagnostic, Kind};
-use super::matching::{matching, overdetermined};
+use super::matching::{maximum, overdetermined};
 use super::scope::Scope;
 use std::collections::BTreeMap;
 
@@ -26,7 +26,7 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
     }
     let rows: Vec<&Row> = system.equations.iter().chain(system.initial.iter()).collect();
     let (cols, unknowns) = columns(&rows);
-    let assignment = matching(&cols, unknowns.len());
+    let assignment = maximum(&cols, unknowns.len());
     let (part, vars) = overdetermined(&cols, &assignment, unknowns.len());
     if part.is_empty() {
         return None;
@@ -103,7 +103,7 @@ fn index_at_most_one(system: &System) -> bool {
                 .collect()
         })
         .collect();
-    index.len() == rows.len() && matching(&cols, index.len()).iter().all(Option::is_some)
+    index.len() == rows.len() && maximum(&cols, index.len()).iter().all(Option::is_some)
 }
 
 /// Two rows of the overdetermined part giving one unknown different constant values: the
