@@ -281,6 +281,31 @@ fn check_with_report_json_prints_the_json_alone() {
     assert_eq!(json["model"], "TwoEquations");
 }
 
+/// Do no harm: a model whose equations are solved for the same variables in every mode
+/// (only what they read changes) is one a tool that analyses once gets right: `--check`
+/// and the JSON say so, and the main job passes it unchanged; the papers' models are not.
+#[test]
+fn a_model_one_analysis_gets_right_is_reported_and_passed_unchanged() {
+    let src = "model M\n  Real x(start = 1);\n  Real y;\nequation\n  der(x) = -y;\n  y = if noEvent(x > 0.5) then 2 * x else time;\nend M;\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.mo");
+    std::fs::write(&path, src).unwrap();
+    let path = path.to_str().unwrap();
+    let check = text(&run(&["--check", path]).stdout);
+    assert!(check.contains("one structural analysis fits every mode"), "{check}");
+    let json: serde_json::Value = serde_json::from_slice(&run(&["--check", "--report", "json", path]).stdout).unwrap();
+    assert_eq!(json["one_analysis_fits"], true);
+    let out = text(&run(&[path]).stdout);
+    assert!(out.contains("// The model is unchanged: one structural analysis") && !out.contains("// REPL"), "{out}");
+    for paper in ["TwoEquations.mo", "WaterTank.mo", "ClutchBasic.mo"] {
+        let json: serde_json::Value =
+            serde_json::from_slice(&run(&["--check", "--report", "json", fixture(paper).to_str().unwrap()]).stdout)
+                .unwrap();
+        assert_eq!(json["one_analysis_fits"], false, "{paper}");
+        assert!(!text(&run(&["--check", fixture(paper).to_str().unwrap()]).stdout).contains("one structural analysis"));
+    }
+}
+
 #[test]
 fn the_explicit_strategy_over_its_limit_names_the_file_and_the_way_out() {
     let mut src = String::from("model Many\n  Real y;\n");

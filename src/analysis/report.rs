@@ -47,6 +47,9 @@ pub struct JsonReport {
     pub variables: Vec<JsonVariable>,
     pub blocks: Vec<JsonBlock>,
     pub edges: Vec<JsonEdge>,
+    /// One structural analysis of every mode's incidences at once is right in every mode
+    /// ([`super::oblivious`]): the main job passes the model unchanged.
+    pub one_analysis_fits: bool,
     /// Algebraic loops through discrete variables (`analysis::causal`); set by the
     /// caller, which has the model's source.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -214,6 +217,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         variables,
         blocks,
         edges,
+        one_analysis_fits: super::oblivious::fits_every_mode(mdae, cdg),
         discrete_loops: None,
         mode_changes: None,
     }
