@@ -39,7 +39,8 @@ pub enum AnalysisError {
     Unsupported(String),
 }
 
-/// `auto` enumerates modes when there are at most this many valid modes. Measured by
+/// `auto` enumerates modes when there are at most this many valid assignments of the
+/// structural modes ([`explicit::structural_modes`]). Measured by
 /// `benches/scale.rs` (explicit / implicit seconds of the `--check` job): Westinghouse 64
 /// valid modes 0.017 / 0.042, 256 modes 0.097 / 0.053; compressible building 108 modes
 /// 0.059 / 0.134, 648 modes 0.26 / 0.28, 3,888 modes 2.6 / 0.27; incompressible building
@@ -51,16 +52,22 @@ pub fn analyse(mdae: &Mdae, strategy: Strategy) -> Result<Cdg, AnalysisError> {
     match strategy {
         Strategy::Explicit => explicit(mdae),
         Strategy::Implicit => implicit::implicit(mdae),
-        Strategy::Auto if valid_modes_at_most(mdae, AUTO_EXPLICIT_MAX_MODES) => explicit(mdae),
+        Strategy::Auto if explicit_is_cheap(mdae) => explicit(mdae),
         Strategy::Auto => implicit::implicit(mdae),
     }
 }
 
-/// Whether `mdae` has at most `limit` valid modes (counted on the BDD of χ_M).
-fn valid_modes_at_most(mdae: &Mdae, limit: u64) -> bool {
+/// `auto` also enumerates when the work, assignments × equations, stays below this
+/// (a Σ-method per assignment is linear in the model; ThreeTanks: 1,024 × 255).
+pub const AUTO_EXPLICIT_MAX_WORK: u64 = 2_000_000;
+
+/// Whether the explicit strategy enumerates few assignments of the structural modes
+/// (at most [`AUTO_EXPLICIT_MAX_MODES`], or a small total work).
+fn explicit_is_cheap(mdae: &Mdae) -> bool {
     if mdae.modes.len() > u16::MAX as usize - 2 {
         return false;
     }
-    let space = modes::ModeSpace::of_modes(mdae);
-    space.count(&space.valid(mdae)).parse::<u64>().is_ok_and(|n| n <= limit)
+    explicit::enumerated_modes(mdae).is_some_and(|n| {
+        n <= AUTO_EXPLICIT_MAX_MODES || n.saturating_mul(mdae.equations.len() as u64 + 1) <= AUTO_EXPLICIT_MAX_WORK
+    })
 }

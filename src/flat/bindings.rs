@@ -1,0 +1,141 @@
+//! Declaration equations. `Real y = time;` declares `y` *and* states the equation `y = time`
+//! (Modelica Language Specification §4.4.1 and §8.3.1); omc prints such declarations
+//! (`Real part.realExpression.y = time "Value of Real output";`). The lowering and the RIMIS
+//! transformation read equations from equation sections only, so this pass, run on the
+//! parsed model before them, moves the binding of every component of the model class that
+//! is neither a `parameter` nor a `constant` into the model's first (non-initial) equation
+//! section, as `name = value`, with the declaration's span; a model without an equation
+//! section gets one after its last element section. The declaration keeps its modifiers
+//! (`start`, `fixed`, `unit`…) and its comment.
+//!
+//! Invariants: parameters, constants and the classes nested in the model (functions,
+//! records) are untouched; the moved equations keep the declarations' order, ahead of the
+//! section's own equations; conditional declarations (`… if c`) are left alone (the lowering
+//! refuses them by name). A declaration omc scalarised, `Real a.x[1] = e;` (see
+//! `decls.rs`), moves as `a.x[1] = e`. The pass is idempotent.
+
+use super::decls::{declared_name, element_groups};
+use super::model::model_class_mut;
+use super::walk::name_expr;
+use crate::syntax::ast::{
+    ClassBody, ClassPart, Element, Equation, EquationKind, Expr, ExprKind, Prefix, StoredDefinition,
+};
+
+/// Moves the declaration equations of the model class into its equations; returns how many.
+pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
+    let Some(class) = model_class_mut(def) else { return 0 };
+    let ClassBody::Long(comp) = &mut class.body else { return 0 };
+    let clauses: Vec<&crate::syntax::ast::Component> = comp
+        .parts
+        .iter()
+        .flat_map(|p| match p {
+            ClassPart::Elements { elements, .. } => elements.as_slice(),
+            _ => &[],
+        })
+        .filter_map(|e| if let Element::Component(c) = e { Some(c) } else { None })
+        .collect();
+    let groups = element_groups(&clauses);
+    let declared: Vec<Vec<(String, bool)>> =
+        clauses.iter().map(|c| c.declarations.iter().map(|d| declared_name(c, d, &groups)).collect()).collect();
+    let mut clause = 0;
+    let mut moved = Vec::new();
+    let mut last_elements = None;
+    for (k, part) in comp.parts.iter_mut().enumerate() {
+        let ClassPart::Elements { elements, .. } = part else { continue };
+        last_elements = Some(k);
+        for element in elements.iter_mut() {
+            let Element::Component(c) = element else { continue };
+            clause += 1;
+            let names = &declared[clause - 1];
+            if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
+                continue;
+            }
+            for (k, d) in c.declarations.iter_mut().enumerate() {
+                if d.condition.is_some() {
+                    continue;
+                }
+                let Some(m) = d.modification.as_mut() else { continue };
+                let Some(value) = m.value.take() else { continue };
+                if m.class_mod.is_none() {
+                    d.modification = None;
+                }
+                // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
+                let (name, element) = &names[k];
+                let lhs = if *element { name_expr(name, d.name.span) } else { reference(&d.name) };
+                moved.push(Equation {
+                    label: None,
+                    kind: EquationKind::Simple { lhs, rhs: value.expr },
+                    comment: None,
+                    span: d.span,
+                });
+            }
+        }
+    }
+    let count = moved.len();
+    if count == 0 {
+        return 0;
+    }
+    let section = comp.parts.iter_mut().find_map(|part| match part {
+        ClassPart::Equations { initial: false, equations, .. } => Some(equations),
+        _ => None,
+    });
+    match section {
+        Some(equations) => {
+            moved.append(equations);
+            *equations = moved;
+        }
+        None => {
+            let at = last_elements.map_or(0, |k| k + 1);
+            let span = moved[0].span;
+            comp.parts.insert(at, ClassPart::Equations { initial: false, equations: moved, span });
+        }
+    }
+    count
+}
+
+/// The expression form of a declared name, as the parser builds it for a reference.
+fn reference(name: &crate::syntax::ast::ComponentRef) -> Expr {
+    if name.parts.len() == 1 && name.parts[0].subscripts.is_empty() {
+        Expr::new(ExprKind::Name(name.parts[0].ident.text), name.span)
+    } else {
+        Expr::new(ExprKind::Ref(Box::new(name.clone())), name.span)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax;
+
+    fn moved(src: &str) -> (usize, String) {
+        let mut def = syntax::parse(src).expect("parses");
+        let n = move_declaration_equations(&mut def);
+        (n, syntax::print(&def))
+    }
+
+    #[test]
+    fn a_binding_of_an_unknown_becomes_the_first_equation() {
+        let (n, out) = moved(
+            "model M\n  parameter Real p = 2;\n  Real y(start = 1) = p * time \"d\";\n  Boolean g = y > 1;\n  Real x;\nequation\n  der(x) = y;\nend M;\n",
+        );
+        assert_eq!(n, 2);
+        assert!(out.contains("parameter Real p = 2;"), "{out}");
+        assert!(out.contains("Real y(start = 1) \"d\";"), "{out}");
+        assert!(out.contains("Boolean g;"), "{out}");
+        let eqs = &out[out.find("equation").expect("an equation section")..];
+        let (y, g, x) = (eqs.find("y = p * time;"), eqs.find("g = y > 1;"), eqs.find("der(x) = y;"));
+        assert!(y < g && g < x && x.is_some(), "{out}");
+    }
+
+    #[test]
+    fn a_model_without_equations_gets_a_section_and_functions_are_untouched() {
+        let (n, out) = moved(
+            "model M\n  function f\n    input Real u;\n    output Real v = 2 * u;\n  algorithm\n  end f;\n  Real a.b = f(time);\nend M;\n",
+        );
+        assert_eq!(n, 1);
+        assert!(out.contains("output Real v = 2 * u;"), "{out}");
+        assert!(out.contains("equation\n  a.b = f(time);"), "{out}");
+        let mut again = syntax::parse(&out).expect("re-parses");
+        assert_eq!(move_declaration_equations(&mut again), 0, "idempotent");
+    }
+}
