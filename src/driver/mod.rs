@@ -106,12 +106,12 @@ pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<Strin
 }
 
 /// Parses and checks `file`, then moves the declaration equations of its model into its
-/// equations ([`mdae::move_declaration_equations`]): the form every later stage reads.
+/// equations ([`crate::flat::move_declaration_equations`]): the form every later stage reads.
 pub fn parse_model(file: &SourceFile) -> Result<syntax::ast::StoredDefinition, DriverError> {
     let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
     let mut def = syntax::parse(&file.text).map_err(rejected)?;
     syntax::check::refuse_unsupported(&def).map_err(rejected)?;
-    mdae::move_declaration_equations(&mut def);
+    crate::flat::move_declaration_equations(&mut def);
     Ok(def)
 }
 

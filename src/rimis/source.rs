@@ -1,8 +1,8 @@
 //! What the transformation keeps from the input: the model class, the classes it needs
 //! (functions, records, types; nested in the output model, renamed to plain
 //! identifiers so every tool resolves the calls and types), its declarations, the equations that
-//! are not real equations of the mDAE (mode equations, when-equations, asserts), and
-//! its initial and algorithm sections.
+//! pass through the mDAE (`Mdae::passed`: mode equations, when-equations, asserts, clocked
+//! partitions, blocks kept as written), and its initial and algorithm sections.
 
 use super::RimisError;
 use super::names::Namer;
@@ -30,7 +30,7 @@ pub(crate) struct Source<'a> {
 
 impl<'a> Source<'a> {
     pub(crate) fn read(def: &'a StoredDefinition, mdae: &'a Mdae) -> Result<Source<'a>, RimisError> {
-        let class = crate::mdae::lower::model_class(def)
+        let class = crate::flat::model_class(def)
             .ok_or_else(|| RimisError::new(def.span, "no model or class to transform in this file"))?;
         let mut classes: Vec<ClassDef> = Vec::new();
         for c in &def.classes {
@@ -63,12 +63,10 @@ impl<'a> Source<'a> {
             mdae,
             classes,
             elements: Vec::new(),
-            kept: Vec::new(),
+            kept: mdae.passed.clone(),
             all: Vec::new(),
             kept_parts: Vec::new(),
         };
-        let lowered: Vec<Span> = mdae.equations.iter().map(|e| e.span).collect();
-        let invariant: Vec<Span> = mdae.invariants.iter().map(|i| i.span).collect();
         for part in &comp.parts {
             match part {
                 ClassPart::Elements { elements, .. } => {
@@ -79,15 +77,7 @@ impl<'a> Source<'a> {
                         }
                     }
                 }
-                ClassPart::Equations { initial: false, equations, .. } => {
-                    for eq in equations {
-                        src.all.push(eq.clone());
-                        let inside = |s: &Span| eq.span.start <= s.start && s.end <= eq.span.end;
-                        if !lowered.iter().any(inside) || invariant.contains(&eq.span) {
-                            src.kept.push(eq.clone());
-                        }
-                    }
-                }
+                ClassPart::Equations { initial: false, equations, .. } => src.all.extend(equations.iter().cloned()),
                 other => src.kept_parts.push(other.clone()),
             }
         }
@@ -120,8 +110,12 @@ impl<'a> Source<'a> {
     /// `m = g` for a Boolean mode variable m.
     pub(crate) fn mode_equation(&self, eq: &Equation) -> Option<(ModeId, Expr)> {
         let EquationKind::Simple { lhs, rhs } = &eq.kind else { return None };
-        let ExprKind::Name(n) = &lhs.kind else { return None };
-        let m = self.mdae.modes.iter().position(|m| m.name == n.as_str() && m.kind == ModeKind::Variable)?;
+        let n = match &lhs.kind {
+            ExprKind::Name(n) => n.as_str().to_string(),
+            ExprKind::Ref(r) => cref_text(r),
+            _ => return None,
+        };
+        let m = self.mdae.modes.iter().position(|m| m.name == n && m.kind == ModeKind::Variable)?;
         Some((ModeId(m as u32), rhs.clone()))
     }
 
@@ -141,7 +135,7 @@ impl<'a> Source<'a> {
     }
 
     fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
-        let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == var)?;
+        let (_, d) = self.declarations().find(|(_, d)| declares(d, var))?;
         let cm = d.modification.as_ref()?.class_mod.as_ref()?;
         let a = cm.args.iter().find(|a| a.name.text.as_str() == arg)?;
         a.value.as_ref()
@@ -159,7 +153,7 @@ impl<'a> Source<'a> {
             let Element::Component(c) = e else { continue };
             let mut decls = c.declarations.to_vec();
             for d in &mut decls {
-                if names.contains(&cref_text(&d.name)) {
+                if names.iter().any(|n| declares(d, n)) {
                     d.modification = without(d.modification.take(), "fixed");
                 }
             }
@@ -171,7 +165,7 @@ impl<'a> Source<'a> {
     /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT).
     pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>) -> Element {
         let class_mod = init.and_then(|v| {
-            let (_, d) = self.declarations().find(|(_, d)| cref_text(&d.name) == v)?;
+            let (_, d) = self.declarations().find(|(_, d)| declares(d, v))?;
             let cm = d.modification.as_ref()?.class_mod.as_ref()?;
             let args: Vec<_> = cm
                 .args
@@ -213,6 +207,17 @@ fn without(m: Option<Box<Modification>>, arg: &str) -> Option<Box<Modification>>
         }
     }
     (m.class_mod.is_some() || m.value.is_some()).then_some(m)
+}
+
+/// Does `d` declare the scalar `var` (`x`, or an element `x[2]` omc scalarised)?
+fn declares(d: &Declaration, var: &str) -> bool {
+    let base = cref_text(&d.name);
+    if d.dims.is_empty() {
+        return base == var;
+    }
+    let mut element = base;
+    crate::syntax::printer::expr::write_subscripts(&mut element, &d.dims);
+    element == var
 }
 
 fn cref_text(r: &ComponentRef) -> String {
