@@ -2,7 +2,8 @@
 //! elementwise builtins applied to arrays (`der(x)`, `abs(v)`, `smooth(0, x)`), the
 //! reductions `sum`, `product`, `min`/`max` of one array, `size`, `ndims`, the
 //! constructors `fill`, `zeros`, `ones`, `cat`, `array`, `identity`, `diagonal`,
-//! `linspace`, and `vector`, `scalar`, `transpose`, `cross`, `skew`, `outerProduct`;
+//! `linspace`, and `vector`, `scalar`, `matrix`, `promote`, `transpose`, `cross`, `skew`,
+//! `outerProduct`;
 //! vector and matrix products. A builtin whose arguments are all scalars is rebuilt
 //! as written.
 
@@ -123,6 +124,16 @@ pub(super) fn builtin(x: &mut Expander, e: &Expr, c: &Call) -> Res<Option<Val>> 
                 "skew" => skew(a, e)?,
                 _ => diagonal(a, e)?,
             }
+        }
+        "promote" | "matrix" if named.is_empty() && !positional.is_empty() => {
+            let a = x.value(&positional[0])?;
+            let n = match (f, positional.get(1)) {
+                ("matrix", _) => 2,
+                (_, Some(k)) => x.env().int(k).ok_or("`promote` to a number of dimensions that is not static")?,
+                _ => return Err("`promote` without a number of dimensions".into()),
+            };
+            let rank = sizes(&a).len() as i64;
+            promote(a, n - rank)
         }
         "identity" if one_array => {
             let n = x.env().int(&positional[0]).ok_or("`identity` of a size that is not static")?;
@@ -312,6 +323,14 @@ fn sizes(v: &Val) -> Vec<usize> {
             s
         }
         _ => Vec::new(),
+    }
+}
+
+/// Adds `extra` trailing dimensions of size 1 (`promote({a, b}, 2)` = `{{a}, {b}}`).
+fn promote(v: Val, extra: i64) -> Val {
+    match v {
+        Val::Array(xs) if extra > 0 => Val::Array(xs.into_iter().map(|x| promote(x, extra)).collect()),
+        other => (0..extra).fold(other, |acc, _| Val::Array(vec![acc])),
     }
 }
 

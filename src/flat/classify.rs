@@ -1,8 +1,7 @@
 //! The type of a scalar expression, and whether a scalar equation belongs to the
 //! continuous part: it does when a side is Real (a real variable, a real literal, `der`,
-//! a real function) and neither side is Boolean, String, an enumeration or a clock; an
-//! Integer equation is discrete; an equation whose type is not known is continuous when
-//! it mentions a real unknown.
+//! a real function) or of unknown type, neither side is Boolean, String, an enumeration
+//! or a clock, and it mentions a real unknown; an Integer equation is discrete.
 
 use super::Type;
 use super::expand::Expander;
@@ -10,8 +9,14 @@ use super::walk::{ref_name, visit};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, FunctionArgs, Prefix, TypeSpec, UnOp};
 
 impl Expander<'_, '_> {
-    /// Does `lhs = rhs` (scalar sides) belong to the continuous part?
+    /// Does `lhs = rhs` (scalar sides) belong to the continuous part? A real equation
+    /// without any real unknown (`z = pre(z)` of a discrete `z`) does not: it is no row
+    /// of the continuous system.
     pub(super) fn is_continuous(&mut self, lhs: &Expr, rhs: &Expr) -> bool {
+        self.is_real_typed(lhs, rhs) && (self.mentions_unknown(lhs) || self.mentions_unknown(rhs))
+    }
+
+    fn is_real_typed(&mut self, lhs: &Expr, rhs: &Expr) -> bool {
         let (a, b) = (self.type_of(lhs), self.type_of(rhs));
         let discrete = |t: Option<Type>| {
             matches!(t, Some(Type::Boolean | Type::String | Type::Enumeration | Type::Clock | Type::Other))
@@ -22,10 +27,7 @@ impl Expander<'_, '_> {
         if a == Some(Type::Real) || b == Some(Type::Real) {
             return true;
         }
-        if a == Some(Type::Integer) || b == Some(Type::Integer) {
-            return false;
-        }
-        self.mentions_unknown(lhs) || self.mentions_unknown(rhs)
+        !(a == Some(Type::Integer) || b == Some(Type::Integer))
     }
 
     fn mentions_unknown(&mut self, e: &Expr) -> bool {

@@ -4,7 +4,7 @@
 //! variables to a clock operator — `previous`, `sample(u, c)`, `subSample`, `interval`,
 //! `firstTick`, `Clock(…)`, a `when` on a clock —, where `hold(…)` and the sampled
 //! argument of `sample` cross between partitions and do not connect). A Real `input`
-//! that an equation defines (its binding, moved into the equations) is an unknown.
+//! with a declaration equation (moved into the equations with its span) is an unknown.
 //!
 //! Output: the variabilities updated, and [`FlatModel::clocked`], the spans of the
 //! equations of clocked partitions (they pass through untouched).
@@ -99,7 +99,9 @@ fn statement_targets(m: &mut FlatModel, env: &Env, stmts: &[Statement], in_when:
     }
 }
 
-/// A Real input defined by an equation `u = …` outside when-clauses is an unknown.
+/// A Real input with a declaration equation (`input Real u = 1.0;`, moved into the
+/// equations with the declaration's span) is an unknown that equation defines; any
+/// other input is known (a connection `u = a.u` then defines `a.u`).
 fn defined_inputs(m: &mut FlatModel, comp: &Composition) {
     for part in &comp.parts {
         let ClassPart::Equations { initial: false, equations, .. } = part else { continue };
@@ -107,7 +109,7 @@ fn defined_inputs(m: &mut FlatModel, comp: &Composition) {
             let EquationKind::Simple { lhs, .. } = &eq.kind else { continue };
             let Some(k) = ref_name(lhs).and_then(|n| m.index.get(&n).copied()) else { continue };
             let v = &mut m.vars[k];
-            if v.ty == Type::Real && v.variability == Variability::Input {
+            if v.ty == Type::Real && v.variability == Variability::Input && v.span == eq.span {
                 v.variability = Variability::Continuous;
             }
         }

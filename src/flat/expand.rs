@@ -367,14 +367,31 @@ impl<'m, 'c> Expander<'m, 'c> {
     fn if_value(&mut self, x: &IfExpr, e: &Expr) -> Res<Val> {
         let mut conds = Vec::new();
         let mut values = Vec::new();
+        let mut last: Option<Val> = None;
         for (c, v) in &x.branches {
-            match self.value(c)? {
-                Val::Scalar(c) => conds.push(c),
+            let c = match self.value(c)? {
+                Val::Scalar(c) => c,
                 _ => return Err("an if-expression whose condition is not a scalar".into()),
+            };
+            // A static condition picks its branch (`if size(X, 1) == 2 then … else …`
+            // in an inlined function): the other branch may not even have the same size.
+            match self.env().eval(&c) {
+                Some(super::eval::Value::Bool(true)) => {
+                    self.changed = true;
+                    last = Some(self.value(v)?);
+                    break;
+                }
+                Some(super::eval::Value::Bool(false)) => self.changed = true,
+                _ => {
+                    conds.push(c);
+                    values.push(self.value(v)?);
+                }
             }
-            values.push(self.value(v)?);
         }
-        let mut acc = self.value(&x.else_value)?;
+        let mut acc = match last {
+            Some(v) => v,
+            None => self.value(&x.else_value)?,
+        };
         while let (Some(c), Some(v)) = (conds.pop(), values.pop()) {
             acc = zip(v, acc, &mut |a, b| {
                 Expr::new(ExprKind::If(Box::new(IfExpr { branches: vec![(c.clone(), a)], else_value: b })), e.span)
@@ -490,10 +507,14 @@ impl<'m, 'c> Expander<'m, 'c> {
         let mut failed: Option<String> = None;
         let out = super::walk::map(e, &mut |x| match self.local(x) {
             Ok(Some(Val::Scalar(s))) => Some(s),
-            Ok(Some(_)) => {
-                whole = true;
-                Some(x.clone())
-            }
+            // A record or array input read whole: the aggregate it came from, if any.
+            Ok(Some(v)) => match aggregate_name(&v).filter(|n| self.is_whole(n, &v)) {
+                Some(n) => Some(name_expr(&n, x.span)),
+                None => {
+                    whole = true;
+                    Some(x.clone())
+                }
+            },
             Ok(None) => None,
             Err(err) => {
                 failed = Some(err);
@@ -507,7 +528,61 @@ impl<'m, 'c> Expander<'m, 'c> {
             return Ok(Val::Opaque);
         }
         self.changed = true;
+        self.record_reads(&out);
         Ok(Val::Scalar(out))
+    }
+}
+
+impl Expander<'_, '_> {
+    /// Is `v` the whole of the model's aggregate `n`, every scalar in its place (not a
+    /// slice `x[1:2]` of a longer `x`, nor some fields of a larger record)?
+    fn is_whole(&mut self, n: &str, v: &Val) -> bool {
+        let (locals, changed, opaque) = (std::mem::take(&mut self.locals), self.changed, self.opaque.take());
+        let whole = self.value(&name_expr(n, crate::syntax::Span::DUMMY));
+        (self.locals, self.changed, self.opaque) = (locals, changed, opaque);
+        whole.is_ok_and(|w| leaf_names(&w) == leaf_names(v))
+    }
+}
+
+/// The names of a value's scalars, in order (`None` for one that is not a name).
+fn leaf_names(v: &Val) -> Vec<Option<String>> {
+    super::arrays::leaves(v.clone()).iter().map(ref_name).collect()
+}
+
+/// The name of the aggregate whose scalars a value is, field by field or element by
+/// element (`sat` for {`sat.Tsat`, `sat.psat`}, `x` for {`x[1]`, `x[2]`}).
+fn aggregate_name(v: &Val) -> Option<String> {
+    match v {
+        Val::Scalar(e) => ref_name(e),
+        Val::Record(fields) => {
+            let mut prefix: Option<String> = None;
+            for (f, x) in fields {
+                let n = aggregate_name(x)?;
+                let p = n.strip_suffix(f.as_str())?.strip_suffix('.')?.to_string();
+                match &prefix {
+                    Some(q) if *q != p => return None,
+                    _ => prefix = Some(p),
+                }
+            }
+            prefix
+        }
+        Val::Array(xs) => {
+            let mut prefix: Option<String> = None;
+            for (k, x) in xs.iter().enumerate() {
+                let n = aggregate_name(x)?;
+                let k = k + 1;
+                let p = n
+                    .strip_suffix(&format!("[{k}]"))
+                    .map(str::to_string)
+                    .or_else(|| n.strip_suffix(&format!(", {k}]")).map(|p| format!("{p}]")))?;
+                match &prefix {
+                    Some(q) if *q != p => return None,
+                    _ => prefix = Some(p),
+                }
+            }
+            prefix
+        }
+        Val::Opaque => None,
     }
 }
 

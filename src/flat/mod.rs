@@ -195,3 +195,6 @@ pub fn flatten(def: &StoredDefinition) -> Result<FlatModel, FlatError> {
     split::equations(&mut model, comp, &classes)?;
     Ok(model)
 }
+
+#[cfg(test)]
+mod tests;

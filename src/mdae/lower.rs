@@ -115,6 +115,7 @@ pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) 
     for p in passed {
         l.passed(p)?;
     }
+    l.mode_equation_invariants();
     l.out.passed = model.passed.clone();
     Ok(l.out)
 }

@@ -17,6 +17,7 @@
 pub mod cond;
 mod domains;
 mod error;
+mod implied;
 mod incidence;
 pub(crate) mod lower;
 
