@@ -52,6 +52,10 @@ class Case:
     output_known_failure: str | None
     output_may_reject: str | None
     checks: list[Check] = field(default_factory=list)
+    # [output] stops_with / stops_between: the output must stop (a clear failure, e.g. the
+    # consistency assert of issue 14) with this text in its message, within this interval.
+    output_stops_with: str | None = None
+    output_stops_between: tuple[float, float] | None = None
 
     def output_times(self) -> list[float]:
         ts = set()
@@ -59,6 +63,15 @@ class Case:
             if c.kind == "value":
                 ts.update(float(t) for t in _as_list(c.spec["at"]))
         return sorted(ts)
+
+    def solver_tolerance(self) -> float:
+        """A relative tolerance for the simulator that fits the checks: 1/100 of the
+        tightest value tolerance (1e-8 for 1e-6 checks), within [1e-10, 1e-6]. omc's default
+        (1e-6) leaves integration errors of the size of a 1e-6 check (ClutchBasic)."""
+        tols = [float(c.spec["tol"]) for c in self.checks if c.kind == "value"]
+        if not tols:
+            return 1e-6
+        return min(1e-6, max(1e-10, min(tols) / 100))
 
 
 def _as_list(v):
@@ -102,9 +115,15 @@ def load_case(path: Path) -> Case:
         if kind == "value" and isinstance(c["expect"], list) and len(c["expect"]) != len(_as_list(c["at"])):
             raise SidecarError(f"{path}: check {i + 1}: `expect` and `at` differ in length")
         checks.append(Check(c.get("name") or f"check {i + 1}", kind, c, c.get("known_failure")))
+    between = output.get("stops_between")
+    if between is not None and (not isinstance(between, list) or len(between) != 2):
+        raise SidecarError(f"{path}: output.stops_between must be [from, to]")
+    if between is not None and "stops_with" not in output:
+        raise SidecarError(f"{path}: output.stops_between needs output.stops_with")
     return Case(path, model, forms, float(need("stop_time")), float(d.get("dt", need("stop_time") / 500)),
                 expect, original.get("note"), reference, ref.get("model") if ref else None,
-                output.get("known_failure"), output.get("may_reject"), checks)
+                output.get("known_failure"), output.get("may_reject"), checks,
+                output.get("stops_with"), tuple(float(x) for x in between) if between else None)
 
 
 def load_cases(fixtures: Path = FIXTURES) -> list[Case]:

@@ -73,8 +73,11 @@ def omc_or_skip(test: unittest.TestCase, case, part, paths: list[Path]) -> None:
 
 
 def run_sim(case, path: Path, model: str, sim: str) -> dict:
+    # omc gets a solver tolerance that fits the checks (its default, 1e-6, is the size of
+    # the tightest checks); rumoca keeps its own defaults, which the sidecars were written for.
+    options = {"tolerance": case.solver_tolerance()} if sim == "omc" else {}
     return harness.simulate(path, model, case.stop_time, case.output_times(), simulator=sim,
-                            dt=case.dt, trajectory=True)
+                            dt=case.dt, trajectory=True, **options)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,6 +175,19 @@ def check_output(test, case, sim):
                 keep.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, keep)
         row(case, "output", rel(form), sim, rec)
+        if case.output_stops_with:
+            # The output must stop, with this message, inside the interval (never run on).
+            msg = rec.get("message") or ""
+            lo, hi = case.output_stops_between or (0.0, case.stop_time)
+            bracket = rec.get("failure_bracket") or ([rec["time_reached"]] * 2 if rec.get("time_reached") is not None else None)
+            where_ok = bracket is not None and lo <= bracket[0] and bracket[1] <= hi
+            if rec["status"] == "failed" and case.output_stops_with in msg and where_ok:
+                print(f"  PASS {label}: stops in [{bracket[0]:.4f}, {bracket[1]:.4f}] with `{case.output_stops_with}`")
+            else:
+                print(f"  FAIL {label}: should stop in [{lo}, {hi}] with `{case.output_stops_with}`: "
+                      f"{rec['status']} {bracket} {harness_message(rec)}")
+                failures.append(f"{label}: did not stop with `{case.output_stops_with}` in [{lo}, {hi}]")
+            continue
         if rec["status"] != "ok":
             if case.output_known_failure:
                 cases.KNOWN.append(f"{label}: reaching t = {case.stop_time:g}: {case.output_known_failure}")
@@ -232,6 +248,17 @@ class Sidecars(unittest.TestCase):
             print("\n" + "\n".join(v.lines))
             self.assertFalse(v.failures, "\n".join(v.failures))
         self.assertGreaterEqual(found, 2)
+
+    def test_omc_gets_a_tolerance_that_fits_the_checks(self):
+        clutch = cases.load_case(cases.FIXTURES / "ClutchBasic.sim.toml")
+        self.assertEqual(min(float(c.spec["tol"]) for c in clutch.checks if c.kind == "value"), 1e-6)
+        self.assertAlmostEqual(clutch.solver_tolerance(), 1e-8)
+        with tempfile.TemporaryDirectory() as tmp, unittest.mock.patch.object(harness, "simulate") as sim:
+            sim.return_value = {}
+            run_sim(clutch, Path(tmp) / "x.mo", "ClutchBasic", "omc")
+            self.assertAlmostEqual(sim.call_args.kwargs["tolerance"], 1e-8)
+            run_sim(clutch, Path(tmp) / "x.mo", "ClutchBasic", "rumoca")
+            self.assertNotIn("tolerance", sim.call_args.kwargs)
 
     def test_every_sidecar_loads(self):
         loaded = cases.load_cases()

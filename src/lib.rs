@@ -1,6 +1,6 @@
 //! mdae-rimis: exact multimode structural analysis and the RIMIS transformation for
-//! flattened Modelica. Stages: `syntax` (AST, parser, printer) → `flat` (scalar
-//! equations, continuous/discrete split) → `mdae` →
+//! flattened Modelica. Stages: `syntax` (AST, parser, printer) → `validate` (a
+//! well-formed model) → `flat` (scalar equations, continuous/discrete split) → `mdae` →
 //! `analysis` → `rimis` → `emit`; `driver` ties them to the command line.
 
 pub mod analysis;
@@ -10,3 +10,4 @@ pub mod flat;
 pub mod mdae;
 pub mod rimis;
 pub mod syntax;
+pub mod validate;

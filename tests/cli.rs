@@ -48,10 +48,10 @@ fn the_default_action_prints_the_rimis_model() {
     let explicit = run(&["--emit", "rimis", fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);
     assert_eq!(explicit.stdout, out.stdout);
     // Warnings go to stderr, the model to stdout.
-    let cup = run(&[fixture("CupAndBall.mo").to_str().unwrap()]);
+    let cup = run(&[fixture("RestartNotLinear.mo").to_str().unwrap()]);
     assert_eq!(cup.status.code(), Some(0));
-    assert!(text(&cup.stderr).contains("CupAndBall.mo: warning: restart not guaranteed: entering `gamma`"));
-    assert!(!text(&cup.stdout).contains("CupAndBall.mo: warning"));
+    assert!(text(&cup.stderr).contains("RestartNotLinear.mo: warning: restart not guaranteed: entering `gamma`"));
+    assert!(!text(&cup.stdout).contains("RestartNotLinear.mo: warning"));
     let clutch = run(&[fixture("ClutchBasic.mo").to_str().unwrap()]);
     assert_eq!(clutch.status.code(), Some(0));
     assert!(text(&clutch.stderr).contains("ClutchBasic.mo: note: restart computed: entering `g`"));
@@ -85,9 +85,9 @@ end M;
     assert_eq!(lines[3], "3 files: 2 transformed, 1 failed");
     let mut written: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     written.sort();
-    assert_eq!(written, ["TwoEquations.mo", "WaterTank.mo"]);
+    assert_eq!(written, ["TwoEquations.mo", "sub"], "the outputs mirror the inputs' folders");
     let single = run(&[fixture("WaterTank.mo").to_str().unwrap()]);
-    assert_eq!(std::fs::read(out_dir.join("WaterTank.mo")).unwrap(), single.stdout, "same text as a single run");
+    assert_eq!(std::fs::read(out_dir.join("sub/WaterTank.mo")).unwrap(), single.stdout, "same text as a single run");
     let usage = run(&[fixture("TwoEquations.mo").to_str().unwrap(), fixture("WaterTank.mo").to_str().unwrap()]);
     assert_eq!(usage.status.code(), Some(2), "several files need --out-dir");
 }
@@ -197,4 +197,144 @@ fn analysis_reports_and_the_exit_code_of_a_singular_model() {
     let err = text(&bad.stderr);
     assert!(err.contains("SingularOneMode.mo:10:13: equation e2"), "located diagnostics on stderr: {err}");
     assert!(std::fs::read_to_string(&dot).unwrap().starts_with("digraph"));
+}
+
+/// Runs the binary under `sh` with `umask` set (the test process's umask is unknown).
+fn run_with_umask(umask: &str, args: &[&str]) -> Output {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("umask {umask}; exec \"$0\" \"$@\"")).arg(env!("CARGO_BIN_EXE_mdae-rimis")).args(args);
+    cmd.output().expect("runs")
+}
+
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn output_file_mode_follows_the_umask_or_the_existing_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("TwoEquations.mo");
+    let (a, b) = (dir.path().join("a.mo"), dir.path().join("b.mo"));
+    let out = run_with_umask("022", &[model.to_str().unwrap(), "-o", a.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(mode(&a), 0o644, "a new file: 0666 less the umask 022");
+    let out = run_with_umask("077", &[model.to_str().unwrap(), "-o", b.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(mode(&b), 0o600, "a new file: 0666 less the umask 077");
+    std::fs::set_permissions(&a, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let out = run_with_umask("000", &[model.to_str().unwrap(), "-o", a.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(mode(&a), 0o640, "an existing file keeps its mode");
+    std::fs::set_permissions(&a, std::fs::Permissions::from_mode(0o664)).unwrap();
+    let out = run_with_umask("077", &[model.to_str().unwrap(), "-o", a.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(mode(&a), 0o664, "an existing file keeps its mode whatever the umask");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "no temporary file left: {names:?}");
+}
+
+#[test]
+fn a_rejected_input_writes_nothing_a_singular_model_writes_its_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let singular = fixture("SingularOneMode.mo");
+    let (o, dot) = (dir.path().join("o.txt"), dir.path().join("g.dot"));
+    // The main job on a singular model: rejected, nothing written.
+    let out = run(&[singular.to_str().unwrap(), "-o", o.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!o.exists(), "the RIMIS job writes nothing for a singular model");
+    // Its analysis reports are its diagnosis: written, exit 1 (--help and README say so).
+    for args in [&["--check"][..], &["--report", "json"][..], &["--check", "--report", "json"][..]] {
+        let mut all = args.to_vec();
+        all.extend([singular.to_str().unwrap(), "-o", o.to_str().unwrap(), "--dot", dot.to_str().unwrap()]);
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty(), "the report went to -o");
+        let written = std::fs::read_to_string(&o).unwrap();
+        if args.contains(&"json") {
+            let json: serde_json::Value =
+                serde_json::from_str(&written).expect("the JSON alone, with or without --check");
+            assert_eq!(json["singular"][0]["when"], "g");
+        } else {
+            assert!(written.contains("SINGULAR when g"), "{written}");
+        }
+        assert!(std::fs::read_to_string(&dot).unwrap().starts_with("digraph"));
+        std::fs::remove_file(&o).unwrap();
+        std::fs::remove_file(&dot).unwrap();
+    }
+    // A rejected input (here a syntax error) writes neither the report nor the dot file.
+    let bad = dir.path().join("bad.mo");
+    std::fs::write(&bad, "model M\n  Real x(;\nend M;\n").unwrap();
+    let out = run(&["--check", bad.to_str().unwrap(), "-o", o.to_str().unwrap(), "--dot", dot.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!o.exists() && !dot.exists());
+    let help = text(&run(&["--help"]).stdout);
+    assert!(help.contains("When the input is rejected nothing") && help.contains("they are still written"), "{help}");
+}
+
+#[test]
+fn check_with_report_json_prints_the_json_alone() {
+    let out = run(&["--check", "--report", "json", fixture("TwoEquations.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert_eq!(json["model"], "TwoEquations");
+}
+
+#[test]
+fn the_explicit_strategy_over_its_limit_names_the_file_and_the_way_out() {
+    let mut src = String::from("model Many\n  Real y;\n");
+    for k in 0..30 {
+        src.push_str(&format!("  Real x{k};\n  Boolean b{k};\n"));
+    }
+    src.push_str("equation\n  y = time;\n");
+    for k in 0..30 {
+        src.push_str(&format!("  b{k} = time > {k};\n  x{k} = if b{k} then 1 else y;\n"));
+    }
+    src.push_str("end Many;\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.mo");
+    std::fs::write(&path, src).unwrap();
+    let out = run(&["--strategy", "explicit", "--check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with(&format!("{}: error: the explicit strategy enumerates at most", path.display())), "{err}");
+    assert!(err.contains("--strategy implicit"), "{err}");
+    let ok = run(&["--strategy", "implicit", "--check", path.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+}
+
+/// Issue 17: `--check` lists the algebraic loops through discrete variables. The RIMIS
+/// output of CupAndBall as it was before issue 17 has one through a when-equation (omc
+/// refuses to build it): `--check` fails on it and names it; today's output has none;
+/// the input has a level one (omc iterates on it): a warning, exit 0.
+#[test]
+fn check_reports_loops_through_discrete_variables() {
+    let old = run(&["--check", fixture("check/CupAndBallWhenLoop.mo").to_str().unwrap()]);
+    assert_eq!(old.status.code(), Some(1), "{}", text(&old.stderr));
+    let report = text(&old.stdout);
+    assert!(
+        report.contains("discrete loops (1):\n  ERROR: algebraic loop through discrete variable(s) gamma"),
+        "{report}"
+    );
+    assert!(report.contains("CupAndBallWhenLoop.mo:75:3: if gamma then"), "{report}");
+    assert!(text(&old.stderr).contains("has an algebraic loop through a when-equation"), "{}", text(&old.stderr));
+
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = dir.path().join("CupAndBall_rimis.mo");
+    let out = run(&["-o", fixed.to_str().unwrap(), fixture("CupAndBall.mo").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let now = run(&["--check", fixed.to_str().unwrap()]);
+    assert_eq!(now.status.code(), Some(0), "{}", text(&now.stderr));
+    assert!(text(&now.stdout).ends_with("discrete loops: none\n"), "{}", text(&now.stdout));
+
+    let input = run(&["--check", fixture("CupAndBall.mo").to_str().unwrap()]);
+    assert_eq!(input.status.code(), Some(0));
+    assert!(text(&input.stdout).contains("  warning: algebraic loop through discrete variable(s) gamma"));
+
+    let json = run(&["--report", "json", fixture("check/CupAndBallWhenLoop.mo").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["discrete_loops"]["checked"], true);
+    assert_eq!(v["discrete_loops"]["loops"][0]["variables"][0], "gamma");
+    assert_eq!(v["discrete_loops"]["loops"][0]["through_when"], true);
 }

@@ -73,7 +73,14 @@ fn printer_parenthesises_only_where_needed() {
     assert_eq!(expr_canon("(a ^ b) ^ c"), "(a ^ b) ^ c");
     assert_eq!(expr_canon("a * (-b)"), "a * (-b)");
     assert_eq!(expr_canon("(a < b) == c"), "(a < b) == c");
-    assert_eq!(expr_canon("not (not a)"), "not (not a)");
+    // `not` takes a `not`-expression and the branches of an if-expression any expression:
+    // parentheses there would count as nesting the source did not have (issue 16).
+    assert_eq!(expr_canon("not (not a)"), "not not a");
+    assert_eq!(expr_canon("not (a and b)"), "not (a and b)");
+    assert_eq!(
+        expr_canon("if (if c then d else e) then (if d then 1 else 2) elseif (1:2) then 1:3 else (if e then 3 else 4)"),
+        "if if c then d else e then if d then 1 else 2 elseif 1:2 then 1:3 else if e then 3 else 4"
+    );
     assert_eq!(expr_canon("1 + (if c then 1 else 2)"), "1 + (if c then 1 else 2)");
     assert_eq!(expr_canon("if c then 1 elseif d then 2 else 3"), "if c then 1 elseif d then 2 else 3");
     assert_eq!(expr_canon("a - (-b)"), "a - (-b)");

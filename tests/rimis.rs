@@ -77,7 +77,28 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
         SingleMode::Nonsingular(s) => s,
         SingleMode::Singular(_) => return Err("the approximate analysis of the output is singular".into()),
     };
-    if out.contains("The structure does not depend on the mode: the model is unchanged.") {
+    let unchanged = out.contains("The structure does not depend on the mode: the model is unchanged.");
+    // No algebraic loop through a discrete variable: omc refuses one through a
+    // when-equation, and iterates on the others. A pass-through output is the input,
+    // whose level loops omc builds; a rewritten output has none.
+    match analysis::causal::of_file(&def) {
+        Some(Ok(causal)) => {
+            let new = causal.discrete_loops().into_iter().find(|l| l.through_when || !unchanged);
+            if let Some(l) = new.as_ref() {
+                let locate = |s: syntax::Span| {
+                    let (l, c) = file.line_col(s.start as usize);
+                    format!("{l}:{c}")
+                };
+                return Err(format!("the output has {}", causal.describe(l, &locate)));
+            }
+        }
+        Some(Err(u)) if unchanged => {
+            let _ = u; // a pass-through keeps the input's arrays and records
+        }
+        Some(Err(u)) => return Err(format!("the causal check cannot read the output: {} at {:?}", u.what, u.span)),
+        None => return Err("the output has no model class".into()),
+    }
+    if unchanged {
         return Ok(());
     }
     if let Some(i) = structure.c.iter().position(|&c| c != 0) {
@@ -135,22 +156,40 @@ fn impulsive_mode_changes_get_a_restart_system_or_the_restart_warning() {
             let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(sub).join(format!("{name}.mo"));
             std::fs::read_to_string(p).unwrap()
         };
-        // The engaging clutch: index 1, so its restart system is built (paper 000 §5.1).
+        // The engaging clutch: index 1, so its restart system is built (paper 000 §5.1): w1, w2
+        // restart from the restart function, solved at the switch from the left limits.
         let (out, messages) = transform("ClutchBasic", &text("ClutchBasic")).unwrap();
         assert!(messages.iter().all(|m| !m.contains("warning")), "{messages:?}");
         assert!(messages.iter().any(|m| m.contains("note: restart computed: entering `g`")), "{messages:?}");
-        for line in ["0 = w1_plus - w2_plus;", "reinit(w1, pre(w1_plus));", "reinit(w2, pre(w2_plus));", "when g then"]
-        {
+        for line in [
+            "function restart_system",
+            "output Real wk \"unknown k: w1 w2 f1 f2\";",
+            "reinit(w1, restart_system(1, ",
+            "reinit(w2, restart_system(2, ",
+            "pre(w1)",
+            "when g then",
+        ] {
             assert!(out.contains(line), "ClutchBasic: no `{line}` in\n{out}");
         }
-        // The cup-and-ball: positions of order 2, no restart system: the warning says why.
+        // The cup-and-ball: positions of order 2; the velocities restart (paper 000 §5.2.2,
+        // eq. 35), through REINIT's reinitialisation of the velocity replicates.
         let (out, messages) = transform("CupAndBall", &text("CupAndBall")).unwrap();
-        assert!(
-            messages.iter().any(|m| m.contains("warning: restart not guaranteed") && m.contains("has order 2")),
-            "CupAndBall: {messages:?}"
-        );
-        assert!(out.contains("// WARNING: restart not guaranteed"), "CupAndBall: no warning in the output");
+        assert!(messages.iter().all(|m| !m.contains("warning")), "CupAndBall: {messages:?}");
+        assert!(messages.iter().any(|m| m.contains("note: restart computed: entering `gamma`")), "{messages:?}");
+        assert!(out.contains("reinit(x_p_2, restart_system(1, "), "CupAndBall:\n{out}");
+        assert!(out.contains("reinit(x_2, pre(x));"), "positions are continuous:\n{out}");
     }
+    // Where no restart can be computed (the tension enters nonlinearly), the warning says
+    // why and the output checks the consistency equation in the mode.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/RestartNotLinear.mo");
+    let (out, messages) = transform("RestartNotLinear", &std::fs::read_to_string(p).unwrap()).unwrap();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("warning: restart not guaranteed") && m.contains("not linear in its unknowns")),
+        "{messages:?}"
+    );
+    assert!(out.contains("assert(not gamma or abs("), "{out}");
     // RLDC2Rectifier: each diode enters blocking when its current crosses 0 and passing when
     // its reverse voltage does, which are the consistency equations Z1, Z2 of the new mode;
     // the simulation suite checks that the complementarity then holds (1e-6).
@@ -280,7 +319,10 @@ fn a_switch_guarantees_only_its_own_crossing_surface() {
         messages.iter().any(|m| m.contains("note: restart computed: entering `b`") && m.contains("makes e8 true")),
         "{messages:?}"
     );
-    assert!(out.contains("  0 = x_plus - 1;\n") && out.contains("reinit(x, pre(x_plus));"), "{out}");
+    // The restart system's first row is e8 after the jump, `0 = x⁺ - 1` (A's row {-1, 0, 0},
+    // b = -1: x⁺ = 1), and x restarts from it.
+    assert!(out.contains("M := {{-1, 0, 0}, ") && out.contains("r := {-1, "), "{out}");
+    assert!(out.contains("reinit(x, restart_system(1, restart_step, pre(x)));"), "{out}");
     let (out, messages) = transform("M.mo", &model("x - 1")).unwrap();
     assert!(messages.is_empty(), "{messages:?}");
     assert!(!out.contains("RESTART"), "{out}");
@@ -289,7 +331,11 @@ fn a_switch_guarantees_only_its_own_crossing_surface() {
 /// A consistency equation of every mode (`x = y`, differentiated once everywhere: RIMIS
 /// integrates `der(x) = der(y)`) is an initial equation of the output, so that y starts
 /// from x's start value rather than from 0 (rumoca: x = y = 1 at t = 0 with it, y = 0
-/// without). One that holds in some modes only is listed in the header instead.
+/// without). One that holds in some modes only (issue 14) is selected by its modes at
+/// t = 0 — the mode variables read through their guards — and sets the state it absorbs
+/// there (y, whose start is only a guess); elsewhere that state keeps its start value.
+/// Where the only state is `fixed`, it loses `fixed` (`ClutchReleased`, in the simulation
+/// suite: engaged at t = 0, w2 starts at w1's speed).
 #[test]
 fn consistency_equations_of_every_mode_are_initial_equations() {
     let model = |extra: &str| {
@@ -300,10 +346,11 @@ fn consistency_equations_of_every_mode_are_initial_equations() {
     let (out, messages) = transform("M.mo", &model("x = y;")).unwrap();
     assert!(messages.is_empty(), "{messages:?}");
     assert!(out.contains("initial equation\n  // consistency: e11 holds at the start\n  x = y;\nequation\n"), "{out}");
-    // Only when b: no initial equation, a line in the header.
+    // Only when b: selected by b's guard at t = 0.
     let (out, _) = transform("M.mo", &model("0 = if b then x - y else f;")).unwrap();
-    assert!(!out.contains("\ninitial equation\n"), "{out}");
-    assert!(out.contains("// Consistency equations of some modes only, not written as initial equations"), "{out}");
+    let expected = "initial equation\n  // consistency: e11 holds at the start where `b` (elsewhere y starts from its start value)\n  if time > 0.5 then\n    0 = x - y;\n  else\n    y = 0.0;\n  end if;\nequation\n";
+    assert!(out.contains(expected), "{out}");
+    assert!(out.contains("  Real x(start = 1, fixed = true);\n"), "x keeps fixed: y absorbs e11\n{out}");
 }
 
 // ------------------------------------------------------------- the corpus
@@ -380,4 +427,21 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
         println!("  refused {n:4}: {kind}");
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Issue 17: a condition the input evaluates without events — under `noEvent`, or inside
+/// `smooth` (omc makes no zero crossing in either) — keeps `noEvent` in the output's
+/// multiplexers and guards. An event-driven relation would change the simulation: omc's
+/// relations have hysteresis, so a flow that reaches exactly zero does not leave the mode
+/// `V < 0` (PumpDropOut), and a switch inside a smooth characteristic chatters
+/// (ThyristorBehaviourTest: 100 events within 1.1 ms).
+#[test]
+fn conditions_without_events_keep_no_event() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/FlowDirection.mo");
+    let (out, _) = transform("FlowDirection", &std::fs::read_to_string(p).unwrap()).unwrap();
+    assert!(out.contains("  dT = if noEvent(V >= 0) then dT_"), "{out}");
+    let smooth = "model M\n  Real v;\n  Real w;\n  Real i;\nequation\n  i = sin(time);\n  w = cos(time);\n  i = smooth(1, if v < 0 then 0.001 * v else v + 0.1 * w);\nend M;\n";
+    let (out, _) = transform("M.mo", smooth).unwrap();
+    assert!(out.contains("  v = if noEvent(v < 0) then v_"), "{out}");
+    assert!(!out.contains("if v < 0"), "{out}");
 }

@@ -5,7 +5,9 @@
 //! its span satisfies `start <= end <= input length`, and the rendered diagnostic
 //! starts with `fuzz.mo:LINE:COL` naming the line and column of the span's start
 //! inside the file. A successful parse must survive the printer: `print(ast)`
-//! re-parses, to the same tree modulo spans, and the printer is a fixpoint.
+//! re-parses, to the same tree modulo spans, and the printer is a fixpoint; and the whole
+//! job (validation, analysis, RIMIS) either refuses it with a diagnostic or writes an
+//! output that re-parses (issue 16).
 //!
 //! Inputs: the files of `../shared/corpus/{omc-flat,msl-flat}` (whole when under
 //! 10 KB, random windows of at most 10 KB of the larger ones), mutated by
@@ -19,6 +21,7 @@
 
 mod common;
 
+use mdae_rimis::analysis::Strategy as Analysis;
 use mdae_rimis::driver::{self, DriverError};
 use mdae_rimis::syntax::{self, SourceFile, SyntaxError, SyntaxErrorKind};
 use proptest::prelude::*;
@@ -382,13 +385,41 @@ fn check_located(file: &SourceFile, error: &SyntaxError, input_len: usize) -> Re
 }
 
 /// Parses a decoded file; on success checks the tree (`common::check_tree`: spans,
-/// print/re-parse round trip, fixpoint), on failure that the error is located.
+/// print/re-parse round trip, fixpoint) and runs the whole job (validation, analysis,
+/// RIMIS): an accepted input's output must re-parse; on failure that the error is located.
 fn check_text(file: &SourceFile) -> Result<Outcome, String> {
     match syntax::parse(&file.text) {
-        Ok(ast) => common::check_tree(ast, &file.text).map(|_| Outcome::Parsed),
+        Ok(ast) => {
+            common::check_tree(ast, &file.text)?;
+            check_job(file)?;
+            Ok(Outcome::Parsed)
+        }
         Err(e) => {
             check_located(file, &e, file.text.len())?;
             Ok(Outcome::SyntaxError)
+        }
+    }
+}
+
+/// The main job on a parsed input: refused with a diagnostic, or an output that re-parses.
+fn check_job(file: &SourceFile) -> Result<(), String> {
+    match driver::rimis(file, Analysis::Auto) {
+        Ok((text, _)) => {
+            ACCEPTED.fetch_add(1, Relaxed);
+            syntax::parse(&text).map(drop).map_err(|e| {
+                let out = SourceFile::new("<output>", text.clone());
+                format!(
+                    "the output of an accepted input does not re-parse: {}\n--- output ---\n{}",
+                    e.render(&out),
+                    common::clip(&text)
+                )
+            })
+        }
+        Err(e) => {
+            if e.render().trim().is_empty() {
+                return Err(format!("a refusal without a diagnostic: {e:?}"));
+            }
+            Ok(())
         }
     }
 }
@@ -419,6 +450,7 @@ static CASES: AtomicUsize = AtomicUsize::new(0);
 static PARSED: AtomicUsize = AtomicUsize::new(0);
 static SYNTAX_ERRORS: AtomicUsize = AtomicUsize::new(0);
 static NOT_UTF8: AtomicUsize = AtomicUsize::new(0);
+static ACCEPTED: AtomicUsize = AtomicUsize::new(0);
 
 fn cases_from_env() -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(DEFAULT_CASES)
@@ -480,8 +512,9 @@ fn random_and_mutated_inputs_never_panic() {
     });
     let (c, p, s, u) = (CASES.load(Relaxed), PARSED.load(Relaxed), SYNTAX_ERRORS.load(Relaxed), NOT_UTF8.load(Relaxed));
     println!(
-        "robustness: seed {:?}, {c} cases, {p} parsed, {} located errors ({s} syntax, {u} not UTF-8), {} corpus files, {:.2?}",
+        "robustness: seed {:?}, {c} cases, {p} parsed ({} accepted by the whole job, their outputs re-parse), {} located errors ({s} syntax, {u} not UTF-8), {} corpus files, {:.2?}",
         seed(),
+        ACCEPTED.load(Relaxed),
         s + u,
         corpus.len(),
         t0.elapsed()

@@ -7,6 +7,7 @@
 //! will the mode-change analysis on systems unfolded over two instants.
 
 use super::matching::{Graph, maximum_matching};
+use super::scc::components;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decomposition {
@@ -74,28 +75,34 @@ pub fn fine_blocks(adj: &Graph, n_var: usize) -> Option<FineBlocks> {
     if eq_to_var.iter().any(Option::is_none) {
         return None;
     }
-    let mut g = petgraph::graph::DiGraph::<(), ()>::with_capacity(adj.len(), 0);
-    let nodes: Vec<_> = (0..adj.len()).map(|_| g.add_node(())).collect();
+    Some(fine_blocks_with(adj, &eq_to_var, &var_to_eq))
+}
+
+/// [`fine_blocks`] from a given perfect matching (the blocks are the same for every one;
+/// their numbering is not).
+pub fn fine_blocks_with(adj: &Graph, eq_to_var: &[Option<usize>], var_to_eq: &[Option<usize>]) -> FineBlocks {
+    let n_var = var_to_eq.len();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); adj.len()];
     for (i, row) in adj.iter().enumerate() {
         for &(j, _) in row {
             let k = var_to_eq[j].expect("perfect matching");
             if k != i {
-                g.add_edge(nodes[i], nodes[k], ());
+                succ[i].push(k);
             }
         }
     }
-    let sccs = petgraph::algo::tarjan_scc(&g);
+    let sccs = components(&succ);
     let mut eq_block = vec![0; adj.len()];
     for (b, scc) in sccs.iter().enumerate() {
-        for n in scc {
-            eq_block[n.index()] = b;
+        for &i in scc {
+            eq_block[i] = b;
         }
     }
     let var_block = eq_to_var.iter().enumerate().fold(vec![0; n_var], |mut vb, (i, j)| {
         vb[j.expect("perfect matching")] = eq_block[i];
         vb
     });
-    Some(FineBlocks { eq_block, var_block, count: sccs.len() })
+    FineBlocks { eq_block, var_block, count: sccs.len() }
 }
 
 /// From every unmatched node of side A: A -> B along any edge, B -> A along the matching.

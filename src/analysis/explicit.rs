@@ -109,16 +109,15 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
             SingleMode::Nonsingular(s) => {
                 acc.regular.push(at);
                 for (i, &c) in s.c.iter().enumerate() {
-                    acc.offsets[i].entry(c).or_default().push(at);
+                    push_value(&mut acc.offsets[i], c, at);
                 }
                 for (j, &d) in s.d.iter().enumerate() {
-                    acc.orders[j].entry(d).or_default().push(at);
+                    push_value(&mut acc.orders[j], d, at);
                 }
-                for b in &s.blocks {
-                    acc.blocks.entry(b.clone()).or_default().push(at);
-                }
+                // Each instance is kept once, under an id; the edges refer to ids.
+                let ids: Vec<usize> = s.blocks.into_iter().map(|b| acc.block(b, at)).collect();
                 for &(a, b) in &s.deps {
-                    acc.edges.entry((s.blocks[a].clone(), s.blocks[b].clone())).or_default().push(at);
+                    acc.edges.entry((ids[a], ids[b])).or_default().push(at);
                 }
             }
         }
@@ -129,15 +128,28 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
 /// The assignments of the structural modes (by number) where a result holds.
 type Assignments = Vec<u32>;
 
+/// Adds assignment `at` to the assignments of `value` (a few values per equation or
+/// variable: a list).
+fn push_value(values: &mut Vec<(u32, Assignments)>, value: u32, at: u32) {
+    match values.iter_mut().find(|(v, _)| *v == value) {
+        Some((_, a)) => a.push(at),
+        None => values.push((value, vec![at])),
+    }
+}
+
+/// What the assignments gathered so far give. Memory is linear in the model (issue 15: a
+/// model without modes of 10^5 equations kept every block instance three times).
 struct Acc {
     /// Which assignments some valid mode has.
     valid: Vec<bool>,
     regular: Assignments,
     singular: BTreeMap<(Vec<usize>, Vec<usize>), (Assignments, Vec<(ModeId, bool)>)>,
-    offsets: Vec<BTreeMap<u32, Assignments>>,
-    orders: Vec<BTreeMap<u32, Assignments>>,
-    blocks: BTreeMap<BlockInstance, Assignments>,
-    edges: BTreeMap<(BlockInstance, BlockInstance), Assignments>,
+    offsets: Vec<Vec<(u32, Assignments)>>,
+    orders: Vec<Vec<(u32, Assignments)>>,
+    /// The id of every block instance, and the assignments of each id.
+    ids: BTreeMap<BlockInstance, usize>,
+    blocks: Vec<Assignments>,
+    edges: BTreeMap<(usize, usize), Assignments>,
 }
 
 impl Acc {
@@ -146,19 +158,43 @@ impl Acc {
             valid: vec![false; assignments],
             regular: Vec::new(),
             singular: BTreeMap::new(),
-            offsets: vec![BTreeMap::new(); mdae.equations.len()],
-            orders: vec![BTreeMap::new(); mdae.vars.len()],
-            blocks: BTreeMap::new(),
+            offsets: vec![Vec::new(); mdae.equations.len()],
+            orders: vec![Vec::new(); mdae.vars.len()],
+            ids: BTreeMap::new(),
+            blocks: Vec::new(),
             edges: BTreeMap::new(),
         }
     }
 
+    /// The id of instance `b`, whose assignments now include `at`.
+    fn block(&mut self, b: BlockInstance, at: u32) -> usize {
+        if let Some(&id) = self.ids.get(&b) {
+            self.blocks[id].push(at);
+            return id;
+        }
+        let id = self.blocks.len();
+        self.ids.insert(b, id);
+        self.blocks.push(vec![at]);
+        id
+    }
+
+    /// The CDG: blocks sorted by instance, edges by (from, to) in that order (the order of
+    /// the instance pairs).
     fn finish(self, space: ModeSpace, valid: Bdd, structural: &[ModeId]) -> Cdg {
         let sets = Sets::new(&space, &valid, structural, &self.valid);
-        let index: BTreeMap<&BlockInstance, usize> = self.blocks.keys().enumerate().map(|(n, b)| (b, n)).collect();
-        let edges =
-            self.edges.iter().map(|((a, b), at)| Edge { from: index[a], to: index[b], cond: sets.bdd(at) }).collect();
-        let blocks = self.blocks.iter().map(|(b, at)| block(b, &sets.bdd(at))).collect();
+        let mut rank = vec![0usize; self.blocks.len()];
+        let blocks: Vec<Block> = self
+            .ids
+            .into_iter()
+            .enumerate()
+            .map(|(r, (b, id))| {
+                rank[id] = r;
+                into_block(b, sets.bdd(&self.blocks[id]))
+            })
+            .collect();
+        let mut edges: Vec<Edge> =
+            self.edges.iter().map(|(&(a, b), at)| Edge { from: rank[a], to: rank[b], cond: sets.bdd(at) }).collect();
+        edges.sort_by_key(|e| (e.from, e.to));
         let singular = self
             .singular
             .into_iter()
@@ -169,8 +205,13 @@ impl Acc {
                 underdetermined: under.into_iter().map(|j| VarId(j as u32)).collect(),
             })
             .collect();
-        let flat = |v: Vec<BTreeMap<u32, Assignments>>| {
-            v.into_iter().map(|m| m.into_iter().map(|(n, at)| (n, sets.bdd(&at))).collect()).collect()
+        let flat = |v: Vec<Vec<(u32, Assignments)>>| {
+            v.into_iter()
+                .map(|mut m| {
+                    m.sort_unstable_by_key(|x| x.0);
+                    m.into_iter().map(|(n, at)| (n, sets.bdd(&at))).collect()
+                })
+                .collect()
         };
         Cdg {
             regular: sets.bdd(&self.regular),
@@ -235,10 +276,15 @@ impl<'a> Sets<'a> {
 
 /// A dense-index block instance as a CDG block.
 pub fn block(b: &BlockInstance, cond: &Bdd) -> Block {
+    into_block(b.clone(), cond.clone())
+}
+
+fn into_block(b: BlockInstance, cond: Bdd) -> Block {
+    let ids = |v: Vec<(usize, u32)>| v.into_iter().map(|(j, d)| (VarId(j as u32), d)).collect();
     Block {
-        cond: cond.clone(),
-        eqs: b.eqs.iter().map(|&(i, c)| (EqId(i as u32), c)).collect(),
-        writes: b.writes.iter().map(|&(j, d)| (VarId(j as u32), d)).collect(),
-        reads: b.reads.iter().map(|&(j, o)| (VarId(j as u32), o)).collect(),
+        cond,
+        eqs: b.eqs.into_iter().map(|(i, c)| (EqId(i as u32), c)).collect(),
+        writes: ids(b.writes),
+        reads: ids(b.reads),
     }
 }

@@ -5,7 +5,7 @@
 //! written as the conjunction of the model's invariants, each minimised on its own.
 
 use crate::mdae::{Cond, Mdae, ModeId, ModeKind};
-use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
+use biodivine_lib_bdd::{Bdd, BddNode, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
 
 /// BDD variables of the modes (and, for the implicit strategy, of the edges).
 pub struct ModeSpace {
@@ -17,6 +17,13 @@ pub struct ModeSpace {
     /// The one-hot groups: the modes `k == v` of each Integer/enumeration variable `k`
     /// with a finite domain; exactly one of each group holds in every mode that exists.
     pub groups: Vec<Vec<ModeId>>,
+    /// (BDD variable, mode) for every mode, sorted by variable.
+    by_var: Vec<(BddVariable, ModeId)>,
+    /// One variable per mode, the k-th mode variable in BDD order as variable k: where
+    /// [`ModeSpace::to_cond`] computes (biodivine's cofactors allocate a vector as long as
+    /// the variable's index, and the implicit strategy puts the modes among 10^4 edge
+    /// variables).
+    compact: BddVariableSet,
 }
 
 /// The Integer/enumeration mode variables of `mdae` with their one-hot modes and values,
@@ -46,7 +53,16 @@ impl ModeSpace {
         let names: Vec<String> = mdae.modes.iter().map(|m| m.name.clone()).collect();
         let set = BddVariableSet::new_anonymous(names.len() as u16);
         let mode_vars = set.variables();
-        ModeSpace { set, mode_vars, names, groups: groups_of(mdae) }
+        ModeSpace::new(set, mode_vars, names, groups_of(mdae))
+    }
+
+    /// A space over `set` in which mode m is `mode_vars[m]`.
+    pub fn new(set: BddVariableSet, mode_vars: Vec<BddVariable>, names: Vec<String>, groups: Vec<Vec<ModeId>>) -> Self {
+        let mut by_var: Vec<(BddVariable, ModeId)> =
+            mode_vars.iter().enumerate().map(|(m, &v)| (v, ModeId(m as u32))).collect();
+        by_var.sort_unstable();
+        let compact = BddVariableSet::new_anonymous(by_var.len() as u16);
+        ModeSpace { set, mode_vars, names, groups, by_var, compact }
     }
 
     /// The modes where every one-hot group has exactly one member true.
@@ -121,8 +137,15 @@ impl ModeSpace {
     /// a one-hot group are written as one comparison (`state == 1`, `not state == 2`).
     pub fn to_cond(&self, f: &Bdd, care: &Bdd) -> Cond {
         let care = care.and(&self.one_hot());
-        let lower = f.and(&care);
-        let upper = f.or(&care.not());
+        // Without the factors f ∧ care shares with care (the same result: see `care`).
+        let (lower, care) = super::care::localise(&f.and(&care), &care);
+        self.minimised(&lower, &care)
+    }
+
+    /// [`ModeSpace::to_cond`] of `lower` ⊆ `care` (the one-hot constraints in `care`).
+    fn minimised(&self, lower: &Bdd, care: &Bdd) -> Cond {
+        let upper = self.to_compact(&lower.or(&care.not()));
+        let lower = self.to_compact(lower);
         let cubes = self.isop(&lower, &upper);
         let mut terms: Vec<Vec<(ModeId, bool)>> = cubes.into_iter().map(|c| self.by_groups(c)).collect();
         terms.iter_mut().for_each(|c| c.sort());
@@ -162,32 +185,51 @@ impl ModeSpace {
         out
     }
 
+    /// `f`, which reads mode variables only, over [`ModeSpace::compact`]: the same nodes in
+    /// the same order with each variable renumbered by its rank (an order-preserving
+    /// renaming, so the result is canonical and its ISOP is the same).
+    fn to_compact(&self, f: &Bdd) -> Bdd {
+        let n = BddVariable::from_index(self.by_var.len());
+        let rank = |v: BddVariable| {
+            let at = self.by_var.binary_search_by_key(&v, |p| p.0).expect("a mode variable");
+            BddVariable::from_index(at)
+        };
+        let nodes: Vec<BddNode> = f
+            .clone()
+            .to_nodes()
+            .into_iter()
+            .enumerate()
+            .map(|(k, node)| BddNode::mk_node(if k < 2 { n } else { rank(node.var) }, node.low_link, node.high_link))
+            .collect();
+        Bdd::from_nodes(&nodes).expect("an order-preserving renaming of a BDD is a BDD")
+    }
+
     /// The condition as Modelica text.
     pub fn text(&self, f: &Bdd, care: &Bdd) -> String {
         self.to_cond(f, care).to_modelica(&|m| self.names[m.index()].clone())
     }
 
-    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper.
+    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper (both over the compact space).
     fn isop(&self, lower: &Bdd, upper: &Bdd) -> Vec<Vec<(ModeId, bool)>> {
         self.isop_bdd(lower, upper).0
     }
 
     fn isop_bdd(&self, lower: &Bdd, upper: &Bdd) -> (Vec<Vec<(ModeId, bool)>>, Bdd) {
         if lower.is_false() {
-            return (Vec::new(), self.mk_false());
+            return (Vec::new(), self.compact.mk_false());
         }
         if upper.is_true() {
-            return (vec![Vec::new()], self.mk_true());
+            return (vec![Vec::new()], self.compact.mk_true());
         }
         let top = lower.support_set().into_iter().chain(upper.support_set()).min().expect("non-constant");
-        let m = ModeId(self.mode_vars.iter().position(|&v| v == top).expect("a mode variable") as u32);
+        let m = self.by_var[top.to_index()].1;
         let (l0, l1) = (lower.var_restrict(top, false), lower.var_restrict(top, true));
         let (u0, u1) = (upper.var_restrict(top, false), upper.var_restrict(top, true));
         let (c0, f0) = self.isop_bdd(&l0.and_not(&u1), &u0);
         let (c1, f1) = self.isop_bdd(&l1.and_not(&u0), &u1);
         let rest = l0.and_not(&f0).or(&l1.and_not(&f1));
         let (cs, fs) = self.isop_bdd(&rest, &u0.and(&u1));
-        let x = self.set.mk_var(top);
+        let x = self.compact.mk_var(top);
         let f = x.not().and(&f0).or(&x.and(&f1)).or(&fs);
         let mut cubes = Vec::with_capacity(c0.len() + c1.len() + cs.len());
         cubes.extend(c0.into_iter().map(|mut c| {
@@ -210,5 +252,60 @@ impl ModeSpace {
         let projected = b.exists(&others);
         let total = projected.exact_cardinality();
         (total >> others.len()).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A care set with independent factors (and sometimes a coupling term that joins two of
+    /// them), and f sometimes conjoined with it: the minimised condition is the same without
+    /// the factors f ∧ care shares with care.
+    #[test]
+    fn minimising_against_the_relevant_care_changes_no_condition() {
+        let n = 8;
+        // Mode variables interleaved with other BDD variables, as the implicit strategy has them.
+        let set = BddVariableSet::new_anonymous(2 * n as u16);
+        let all = set.variables();
+        let mode_vars: Vec<BddVariable> = (0..n).map(|m| all[2 * m + 1]).collect();
+        let space = ModeSpace::new(set, mode_vars.clone(), (0..n).map(|m| format!("m{m}")).collect(), Vec::new());
+        let lit = |m: usize, v: bool| {
+            let x = space.set.mk_var(mode_vars[m]);
+            if v { x } else { x.not() }
+        };
+        let mut seed = 17u64;
+        let mut rnd = |k: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % k
+        };
+        let mut localised = 0;
+        for _ in 0..300 {
+            // Factors over consecutive pairs (0,1), (2,3), …: a random clause each.
+            let mut care = space.mk_true();
+            for p in 0..n / 2 {
+                let clause = lit(2 * p, rnd(2) == 0).or(&lit(2 * p + 1, rnd(2) == 0));
+                care = care.and(&clause);
+            }
+            if rnd(3) == 0 {
+                let (a, b) = (rnd(n as u64) as usize, rnd(n as u64) as usize);
+                care = care.or(&lit(a, true).and(&lit(b, false)));
+            }
+            // f: a random function of two or three modes.
+            let vars: Vec<usize> = (0..1 + rnd(3)).map(|_| rnd(n as u64) as usize).collect();
+            let mut f = (0..8).filter(|_| rnd(2) == 0).fold(space.mk_false(), |acc, m| {
+                let cube = vars.iter().enumerate().fold(space.mk_true(), |c, (i, &x)| c.and(&lit(x, m >> i & 1 == 1)));
+                acc.or(&cube)
+            });
+            if rnd(2) == 0 {
+                f = f.and(&care); // as block conditions are (conjoined with the regular modes)
+            }
+            let lower = f.and(&care);
+            let (g, c) = crate::analysis::care::localise(&lower, &care);
+            localised += usize::from(c != care);
+            assert_eq!(space.to_cond(&f, &care), space.minimised(&lower, &care), "f {f:?} care {care:?}");
+            assert_eq!(space.minimised(&g, &c), space.minimised(&lower, &care), "f {f:?} care {care:?}");
+        }
+        assert!(localised > 100, "the sample drops factors: {localised}");
     }
 }

@@ -47,6 +47,10 @@ pub struct JsonReport {
     pub variables: Vec<JsonVariable>,
     pub blocks: Vec<JsonBlock>,
     pub edges: Vec<JsonEdge>,
+    /// Algebraic loops through discrete variables (`analysis::causal`); set by the
+    /// caller, which has the model's source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discrete_loops: Option<super::causal::report::JsonCausal>,
 }
 
 #[derive(Serialize)]
@@ -206,6 +210,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         variables,
         blocks,
         edges,
+        discrete_loops: None,
     }
 }
 

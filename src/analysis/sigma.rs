@@ -1,13 +1,13 @@
 //! Pryce's Σ-method for one mode, over dense indices: the primal problem (a
 //! maximum-weight perfect matching of the Σ-matrix), the dual fixpoint for the smallest
 //! offsets c (equations) and d (variables), the dependency graph on saturated edges and
-//! its strongly connected components (petgraph), i.e. the blocks in topological order.
+//! its strongly connected components ([`components`](super::scc::components)), i.e. the blocks in topological order.
 //! Paper 002 §3.2–3.3. When no perfect matching exists the result is the
 //! Dulmage–Mendelsohn decomposition that explains why.
 
 use super::dm::{Decomposition, decompose};
 use super::matching::{Graph, max_weight_perfect_matching};
-use petgraph::graph::DiGraph;
+use super::scc::components;
 use std::collections::BTreeSet;
 
 /// One block of one mode: equations with their offsets, written and read (variable, order).
@@ -84,22 +84,26 @@ fn blocks(sigma: &Graph, matching: &[usize], c: &[u32], d: &[u32]) -> (Vec<Block
     for (i, &j) in matching.iter().enumerate() {
         solver[j] = i;
     }
-    let mut g: DiGraph<usize, ()> = DiGraph::with_capacity(n, n);
-    let nodes: Vec<_> = (0..n).map(|i| g.add_node(i)).collect();
+    // Equation solver(j) → equation i for every saturated edge (i, j) off the matching.
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, row) in sigma.iter().enumerate() {
         for &(j, s) in row {
             if j != matching[i] && s + c[i] as i64 == d[j] as i64 {
-                g.update_edge(nodes[solver[j]], nodes[i], ());
+                succ[solver[j]].push(i);
             }
         }
     }
-    // tarjan_scc returns the components in reverse topological order.
-    let mut sccs = petgraph::algo::tarjan_scc(&g);
+    for s in &mut succ {
+        s.sort_unstable();
+        s.dedup();
+    }
+    // components returns the components in reverse topological order.
+    let mut sccs = components(&succ);
     sccs.reverse();
     let mut block_of = vec![0usize; n];
     let mut out = Vec::with_capacity(sccs.len());
     for (b, scc) in sccs.iter().enumerate() {
-        let mut eqs: Vec<usize> = scc.iter().map(|&x| g[x]).collect();
+        let mut eqs: Vec<usize> = scc.clone();
         eqs.sort_unstable();
         eqs.iter().for_each(|&i| block_of[i] = b);
         let writes: BTreeSet<usize> = eqs.iter().map(|&i| matching[i]).collect();
@@ -120,11 +124,12 @@ fn blocks(sigma: &Graph, matching: &[usize], c: &[u32], d: &[u32]) -> (Vec<Block
         });
     }
     let mut deps = BTreeSet::new();
-    for e in g.edge_indices() {
-        let (a, b) = g.edge_endpoints(e).expect("edge of this graph");
-        let (ba, bb) = (block_of[g[a]], block_of[g[b]]);
-        if ba != bb {
-            deps.insert((ba, bb));
+    for (a, next) in succ.iter().enumerate() {
+        for &b in next {
+            let (ba, bb) = (block_of[a], block_of[b]);
+            if ba != bb {
+                deps.insert((ba, bb));
+            }
         }
     }
     (out, deps)

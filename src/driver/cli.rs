@@ -14,8 +14,14 @@ Examples:
   mdae-rimis --report json flat.mo > cdg.json      the same as JSON
   mdae-rimis --check --dot cdg.dot flat.mo         also write the CDG for Graphviz
 
-Exit codes: 0 success, 1 input rejected (syntax error, unsupported construct,
-structurally singular model), 2 usage or I/O error. Diagnostics go to stderr only.";
+Output (-o FILE): written atomically (a temporary file renamed over FILE), so FILE is
+either the complete new result or untouched; a new FILE gets the usual mode of a new
+file (the umask's), an existing FILE keeps its mode. When the input is rejected nothing
+is written. The analysis reports (--check, --report, --dot) are the diagnosis of a
+structurally singular model: for one they are still written, and the exit code is 1.
+
+Exit codes: 0 success, 1 input rejected (syntax error, unsupported construct, invalid
+model, structurally singular model), 2 usage or I/O error. Diagnostics go to stderr only.";
 
 /// Exact multimode structural analysis and RIMIS transformation of flattened Modelica.
 #[derive(Debug, Parser)]
@@ -26,12 +32,16 @@ pub struct Cli {
     #[arg(value_name = "FILE")]
     pub paths: Vec<PathBuf>,
 
-    /// Batch mode: transform every `.mo` file of the PATHs (folders are walked) into
-    /// DIR, one line per file and a summary; exit 1 if any failed.
+    /// Batch mode: transform every `.mo` file of the PATHs (folders walked, symbolic links
+    /// followed) into DIR, mirroring their folders (PATH/a/m.mo -> DIR/a/m.mo); one line per
+    /// file, unreadable ones included, and a summary; exit 1 if any failed. Two inputs with
+    /// one output, an output replacing an input, or DIR inside an input folder: exit 2, nothing
+    /// written.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
 
-    /// Write the result to this file (atomically: a failed run leaves no file).
+    /// Write the result to this file, atomically (see "Output" below): a rejected input
+    /// leaves it untouched.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -39,7 +49,8 @@ pub struct Cli {
     #[arg(long, value_enum, default_value_t = Emit::Rimis)]
     pub emit: Emit,
 
-    /// Run the multimode structural analysis and print a readable report.
+    /// Run the multimode structural analysis and print a readable report (with --report
+    /// json, the JSON alone is printed).
     #[arg(long)]
     pub check: bool,
 

@@ -11,6 +11,7 @@ pub use cli::{Cli, Emit, Report, StrategyArg};
 use crate::analysis::{self, AnalysisError, Strategy};
 use crate::mdae::{self, LowerError};
 use crate::syntax::{self, SourceFile, Span, SyntaxError, SyntaxErrorKind};
+use crate::validate::{self, Diagnostic, Severity};
 use std::io::Read;
 
 /// Everything that stops a run, with its exit code.
@@ -20,10 +21,13 @@ pub enum DriverError {
     Io { path: String, source: std::io::Error },
     #[error("{}", .error.short(.file))]
     Syntax { file: Box<SourceFile>, error: SyntaxError },
+    /// The validation found errors (at least one; in source order).
+    #[error("{}", .errors[0].short(.file))]
+    Invalid { file: Box<SourceFile>, errors: Vec<Diagnostic> },
     #[error("{}", .error.short(.file))]
     Lower { file: Box<SourceFile>, error: LowerError },
-    #[error("{0}")]
-    Analysis(AnalysisError),
+    #[error("{file}: error: {error}{}", analysis_hint(.error))]
+    Analysis { file: String, error: AnalysisError },
     #[error("{}", .error.short(.file))]
     Rimis { file: Box<SourceFile>, error: crate::rimis::RimisError },
     /// The analysis found valid modes in which the model is structurally singular; the
@@ -39,8 +43,9 @@ impl DriverError {
     pub fn exit_code(&self) -> i32 {
         match self {
             DriverError::Syntax { .. }
+            | DriverError::Invalid { .. }
             | DriverError::Lower { .. }
-            | DriverError::Analysis(_)
+            | DriverError::Analysis { .. }
             | DriverError::Rimis { .. }
             | DriverError::Singular(_) => 1,
             DriverError::Io { .. } | DriverError::Usage(_) => 2,
@@ -51,9 +56,11 @@ impl DriverError {
     pub fn render(&self) -> String {
         match self {
             DriverError::Syntax { file, error } => error.render(file),
+            DriverError::Invalid { file, errors } => errors.iter().map(|e| e.render(file)).collect(),
             DriverError::Lower { file, error } => error.render(file),
             DriverError::Rimis { file, error } => error.render(file),
             DriverError::Singular(message) => message.clone(),
+            DriverError::Analysis { .. } => format!("{self}\n"),
             other => format!("error: {other}\n"),
         }
     }
@@ -95,24 +102,36 @@ fn strategy(cli: &Cli) -> Strategy {
 /// The main job: parse, lower, analyse, transform, emit. Returns the model text and
 /// the messages for stderr (`file: warning: …`, `file: note: …`).
 pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<String>), DriverError> {
-    let def = parse_model(file)?;
+    let (def, mut messages) = parse_valid(file)?;
     let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
-    let cdg = analysis::analyse(&model, strategy).map_err(DriverError::Analysis)?;
+    let cdg = analyse(file, &model, strategy)?;
     let out = crate::rimis::transform(&def, &model, &cdg)
         .map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;
-    let mut messages: Vec<String> = out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)).collect();
+    messages.extend(out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)));
     messages.extend(out.notes.iter().map(|n| format!("{}: note: {n}", file.name)));
     Ok((crate::emit::emit(&out), messages))
 }
 
-/// Parses and checks `file`, then moves the declaration equations of its model into its
-/// equations ([`crate::flat::move_declaration_equations`]): the form every later stage reads.
+/// [`parse_valid`] without the warnings.
 pub fn parse_model(file: &SourceFile) -> Result<syntax::ast::StoredDefinition, DriverError> {
+    parse_valid(file).map(|(def, _)| def)
+}
+
+/// Parses, checks and validates `file` ([`crate::validate`]: errors refuse it), then moves
+/// the declaration equations of its model into its equations
+/// ([`crate::flat::move_declaration_equations`]): the form every later stage reads. Also returns
+/// the validation's warnings, rendered for stderr.
+pub fn parse_valid(file: &SourceFile) -> Result<(syntax::ast::StoredDefinition, Vec<String>), DriverError> {
     let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
     let mut def = syntax::parse(&file.text).map_err(rejected)?;
     syntax::check::refuse_unsupported(&def).map_err(rejected)?;
+    let (errors, warnings): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        validate::validate(&def).into_iter().partition(|d| d.severity == Severity::Error);
+    if !errors.is_empty() {
+        return Err(DriverError::Invalid { file: Box::new(file.clone()), errors });
+    }
     crate::flat::move_declaration_equations(&mut def);
-    Ok(def)
+    Ok((def, warnings.iter().map(|w| w.render(file).trim_end().to_string()).collect()))
 }
 
 /// Parses and prints the canonical form.
@@ -126,14 +145,25 @@ pub fn canonical(file: &SourceFile) -> Result<String, DriverError> {
 /// `--check`, `--report`, `--dot`: analyse, write the requested outputs, then fail with
 /// exit code 1 if some valid mode is structurally singular.
 fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
-    let model = lower(file)?;
-    let cdg = analysis::analyse(&model, strategy(cli)).map_err(DriverError::Analysis)?;
+    let (def, warnings) = parse_valid(file)?;
+    for w in warnings {
+        eprintln!("{w}");
+    }
+    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    let cdg = analyse(file, &model, strategy(cli))?;
+    let causal = analysis::causal::report::CausalCheck::of(
+        analysis::causal::of_file(&def).unwrap_or_else(|| Ok(Default::default())),
+    );
     let mut out = String::new();
-    if cli.check {
+    // With --report json the JSON is alone on stdout (or in -o), so that it parses.
+    if cli.check && cli.report.is_none() {
         out.push_str(&analysis::report::check(&model, &cdg));
+        out.push_str(&causal.text(file));
     }
     if cli.report == Some(Report::Json) {
-        let json = serde_json::to_string_pretty(&analysis::report::json(&model, &cdg))
+        let mut report = analysis::report::json(&model, &cdg);
+        report.discrete_loops = Some(causal.json(file));
+        let json = serde_json::to_string_pretty(&report)
             .map_err(|e| DriverError::Usage(format!("cannot write the JSON report: {e}")))?;
         out.push_str(&json);
         out.push('\n');
@@ -142,10 +172,16 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         output::write(Some(path), &analysis::report::dot(&model, &cdg))?;
     }
     output::write(cli.output.as_deref(), &out)?;
-    if cdg.singular.is_empty() {
+    if cdg.singular.is_empty() && !causal.fatal() {
         return Ok(());
     }
     let mut message = String::new();
+    if causal.fatal() {
+        message.push_str(&format!(
+            "{}: error: model {} has an algebraic loop through a when-equation (omc refuses to build it); see the report's discrete loops\n",
+            file.name, model.name
+        ));
+    }
     for s in &cdg.singular {
         let over: Vec<&str> = s.overdetermined.iter().map(|&e| model.eq(e).id.as_str()).collect();
         let under: Vec<&str> = s.underdetermined.iter().map(|&v| model.var(v).name.as_str()).collect();
@@ -169,6 +205,21 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         }
     }
     Err(DriverError::Singular(message))
+}
+
+/// Runs the analysis; its errors name the file.
+fn analyse(file: &SourceFile, model: &mdae::Mdae, strategy: Strategy) -> Result<analysis::Cdg, DriverError> {
+    analysis::analyse(model, strategy).map_err(|error| DriverError::Analysis { file: file.name.clone(), error })
+}
+
+/// What to do about an analysis error, for its message.
+fn analysis_hint(error: &AnalysisError) -> &'static str {
+    match error {
+        AnalysisError::TooManyModes { .. } => {
+            "; use --strategy implicit (all modes at once, with BDDs) or --strategy auto"
+        }
+        AnalysisError::Unsupported(_) | AnalysisError::TooLarge { .. } | AnalysisError::TooManyLocalModes { .. } => "",
+    }
 }
 
 /// Parses, checks and lowers `file` to an mDAE.

@@ -1,5 +1,11 @@
-//! Writing the result: stdout, or a file written atomically (a temporary file in the
-//! same directory, then renamed), so a failure never leaves a partial output.
+//! Writing a result: stdout, or a file written atomically.
+//!
+//! The `-o FILE` contract (stated once, in `--help` and the README): FILE is either the
+//! complete new text or untouched. The text goes to a temporary file in FILE's folder, is
+//! flushed to disk, then renamed over FILE. A new FILE gets the mode of any new file
+//! (0666 less the umask, as `>` in a shell would give it); an existing FILE keeps its mode.
+//! The caller writes only after the job succeeded (the driver decides what a failure
+//! writes: nothing, except the analysis reports of a structurally singular model).
 
 use super::DriverError;
 use std::io::Write;
@@ -19,9 +25,26 @@ pub fn write(path: Option<&Path>, text: &str) -> Result<(), DriverError> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let existing = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.permissions());
+    let mut tmp = temp_file(dir).map_err(io)?;
+    if let Some(mode) = existing {
+        tmp.as_file().set_permissions(mode).map_err(io)?;
+    }
     tmp.write_all(text.as_bytes()).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+/// A temporary file in `dir` created with mode 0666 (the kernel applies the umask), not
+/// tempfile's private 0600: after the rename it is the new file.
+#[cfg(unix)]
+fn temp_file(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new().prefix(".mdae-rimis").permissions(std::fs::Permissions::from_mode(0o666)).tempfile_in(dir)
+}
+
+#[cfg(not(unix))]
+fn temp_file(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new().prefix(".mdae-rimis").tempfile_in(dir)
 }

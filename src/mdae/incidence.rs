@@ -1,8 +1,9 @@
 //! Guarded incidence of a real expression: which unknowns appear, at which derivative
 //! order, under which condition. `der(e)` raises the order of everything in `e`;
 //! `if c then a else b` puts `a`'s variables under `c` and `b`'s under `not c` (the
-//! condition itself is a mode atom, not a real incidence); `pre`, `delay` and discrete
-//! operators read known values and contribute nothing.
+//! condition itself is a mode atom, not a real incidence; inside `noEvent` and `smooth` an
+//! atom that keeps `noEvent`); `pre`, `delay` and discrete operators read known values
+//! and contribute nothing.
 
 use super::lower::{Lowering, NameKind};
 use super::{Cond, Incidence, LowerError};
@@ -32,6 +33,12 @@ impl Lowering<'_> {
                 let f = c.function.text.as_str();
                 match f {
                     "der" => self.args_incidence(&c.args, guard, order.saturating_add(1), out)?,
+                    "noEvent" | "smooth" => {
+                        self.no_events += 1;
+                        let r = self.args_incidence(&c.args, guard, order, out);
+                        self.no_events -= 1;
+                        r?
+                    }
                     "pre" | "delay" | "initial" | "terminal" | "sample" | "edge" | "change" | "spatialDistribution" => {
                     }
                     _ => self.args_incidence(&c.args, guard, order, out)?,

@@ -50,6 +50,9 @@ pub(super) struct Lowering<'a> {
     pub(super) domains: BTreeMap<String, Vec<DomainValue>>,
     /// Set when the incidence being computed reads a whole array or record.
     pub(super) reads_whole: bool,
+    /// Inside `noEvent(…)` or `smooth(…)`: conditions generate no events there (omc
+    /// makes no zero crossing inside either), and their atoms keep `noEvent`.
+    pub(super) no_events: u32,
 }
 
 /// A residual under construction: mutually exclusive arms covering every mode.
@@ -85,6 +88,7 @@ pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) 
         decl_spans: HashMap::new(),
         domains: BTreeMap::new(),
         reads_whole: false,
+        no_events: 0,
     };
     for v in &model.vars {
         l.declare(v);
@@ -377,15 +381,21 @@ impl<'a> Lowering<'a> {
     /// A Boolean condition as a [`Cond`]: static parts evaluated, Boolean variables become
     /// mode variables, any other condition a mode atom (shared by its canonical text).
     pub(super) fn cond(&mut self, e: &Expr) -> Result<Cond, LowerError> {
-        let c = self.cond_of(e)?;
+        let c = self.cond_of(e, self.no_events > 0)?;
         self.out.conditions.entry(expr_to_string(e)).or_insert_with(|| c.clone());
         Ok(c)
     }
 
-    fn cond_of(&mut self, e: &Expr) -> Result<Cond, LowerError> {
+    /// [`Lowering::cond`] without its bookkeeping. `no_events`: inside `noEvent(…)` (or
+    /// `smooth(…)`), where each relation is an atom that keeps `noEvent` (`noEvent(v >= 0)`),
+    /// so that the output evaluates it as the input does, without state events: a flow that
+    /// reaches exactly zero leaves the mode `v >= 0` in the input, an event-driven `v >= 0`
+    /// (with omc's hysteresis) would not.
+    fn cond_of(&mut self, e: &Expr, no_events: bool) -> Result<Cond, LowerError> {
         if let Some(Value::Bool(b)) = self.env.eval(e) {
             return Ok(if b { Cond::True } else { Cond::False });
         }
+        let sub = |l: &mut Self, x: &Expr| if no_events { l.cond_of(x, true) } else { l.cond(x) };
         Ok(match &e.kind {
             ExprKind::Bool(b) => {
                 if *b {
@@ -394,12 +404,12 @@ impl<'a> Lowering<'a> {
                     Cond::False
                 }
             }
-            ExprKind::Unary(UnOp::Not, x) => Cond::not(self.cond(x)?),
-            ExprKind::Binary(BinOp::And, xs) => Cond::and(self.cond(&xs[0])?, self.cond(&xs[1])?),
-            ExprKind::Binary(BinOp::Or, xs) => Cond::or(self.cond(&xs[0])?, self.cond(&xs[1])?),
+            ExprKind::Unary(UnOp::Not, x) => Cond::not(sub(self, x)?),
+            ExprKind::Binary(BinOp::And, xs) => Cond::and(sub(self, &xs[0])?, sub(self, &xs[1])?),
+            ExprKind::Binary(BinOp::Or, xs) => Cond::or(sub(self, &xs[0])?, sub(self, &xs[1])?),
             ExprKind::Call(c) if c.function.text.as_str() == "noEvent" => match &c.args {
                 FunctionArgs::List { positional, named } if positional.len() == 1 && named.is_empty() => {
-                    self.cond(&positional[0])?
+                    self.cond_of(&positional[0], true)?
                 }
                 _ => self.atom(e),
             },
@@ -409,11 +419,15 @@ impl<'a> Lowering<'a> {
                 let n = ref_name(e).expect("a reference");
                 Cond::Mode(self.mode(&n, ModeKind::Variable))
             }
-            ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), xs) => {
-                match self.compare(*op, &xs[0], &xs[1]) {
-                    Some(c) => c,
-                    None => self.atom(e),
-                }
+            ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), xs)
+                if self.compare(*op, &xs[0], &xs[1]).is_some() =>
+            {
+                self.compare(*op, &xs[0], &xs[1]).unwrap_or(Cond::False)
+            }
+            _ if no_events => {
+                let args = FunctionArgs::List { positional: vec![e.clone()].into(), named: Box::new([]) };
+                let call = Call { function: Ident { text: text("noEvent"), span: e.span }, args };
+                self.atom(&Expr { kind: ExprKind::Call(Box::new(call)), span: e.span })
             }
             _ => self.atom(e),
         })

@@ -30,6 +30,10 @@ pub(crate) fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
     Expr { kind: ExprKind::Binary(op, Box::new([a, b])), span: Span::DUMMY }
 }
 
+pub(crate) fn neg(a: Expr) -> Expr {
+    Expr { kind: ExprKind::Unary(UnOp::Neg, Box::new(a)), span: Span::DUMMY }
+}
+
 pub(crate) fn not(a: Expr) -> Expr {
     Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(a)), span: Span::DUMMY }
 }
@@ -98,12 +102,28 @@ pub(crate) fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Exp
     Expr { kind, span: e.span }
 }
 
-/// Calls `f` on every node of `e`, parents first.
+/// Calls `f` on every node of `e` that [`rewrite`] visits, parents first (without
+/// rebuilding the tree).
 pub(crate) fn for_each(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    rewrite(e, &mut |x| {
-        f(x);
-        None
-    });
+    f(e);
+    match &e.kind {
+        ExprKind::Call(c) => {
+            if let FunctionArgs::List { positional, .. } = &c.args {
+                positional.iter().for_each(|a| for_each(a, f));
+            }
+        }
+        ExprKind::Unary(_, x) => for_each(x, f),
+        ExprKind::Binary(_, xs) => xs.iter().for_each(|x| for_each(x, f)),
+        ExprKind::If(x) => {
+            for (c, v) in &x.branches {
+                for_each(c, f);
+                for_each(v, f);
+            }
+            for_each(&x.else_value, f);
+        }
+        ExprKind::Array(xs) => xs.iter().for_each(|x| for_each(x, f)),
+        _ => {}
+    }
 }
 
 /// The condition as a Modelica expression; `mode` gives each mode's expression.

@@ -48,6 +48,11 @@ pub(crate) fn names_in(e: &Expr) -> BTreeSet<String> {
 /// Does any of `from` reach `target` in `deps` (without going through `target`'s own
 /// definition)?
 pub(crate) fn reaches(deps: &Deps, from: &BTreeSet<String>, target: &str) -> bool {
+    reaches_in(&[deps], from, target)
+}
+
+/// [`reaches`] in the union of `layers` (no merged copy).
+fn reaches_in(layers: &[&Deps], from: &BTreeSet<String>, target: &str) -> bool {
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     let mut stack: Vec<&str> = from.iter().map(String::as_str).collect();
     while let Some(n) = stack.pop() {
@@ -55,8 +60,10 @@ pub(crate) fn reaches(deps: &Deps, from: &BTreeSet<String>, target: &str) -> boo
             return true;
         }
         if seen.insert(n) {
-            if let Some(next) = deps.get(n) {
-                stack.extend(next.iter().map(String::as_str));
+            for deps in layers {
+                if let Some(next) = deps.get(n) {
+                    stack.extend(next.iter().map(String::as_str));
+                }
             }
         }
     }
@@ -68,11 +75,7 @@ pub(crate) fn reaches(deps: &Deps, from: &BTreeSet<String>, target: &str) -> boo
 /// where a one-equation block defines it explicitly there ([`resolve`]; used for the
 /// `when initial()` branch, so that it reads no other mode variable's result).
 pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], explicit: bool) -> Expr {
-    let space = &plan.cdg.space;
-    let cond = at.iter().fold(plan.care.clone(), |acc, &(m, value)| {
-        let var = space.set.mk_var(space.mode_vars[m.index()]);
-        acc.and(&if value { var } else { var.not() })
-    });
+    let cond = plan.modes_where(at);
     let cnum = plan.cond_number(&cond);
     let g = partial(plan, g, &cond);
     let g = if explicit { resolve(plan, &g, &cond) } else { g };
@@ -157,12 +160,9 @@ pub(crate) fn left_limit(
     let off = guard_under(plan, g, &[(m, false)], false);
     let on = guard_under(plan, g, &[(m, true)], false);
     let mode = plan.mdae.mode(m).name.clone();
-    let mut deps = deps.clone();
-    for mux in &plan.muxes {
-        let rhs = plan.case(&mux.branches, &mux.care);
-        deps.entry(mux.target.clone()).or_default().extend(names_in(&rhs));
-    }
-    if reaches(&deps, &names_in(&off), &mode) || reaches(&deps, &names_in(&on), &mode) {
+    // The multiplexers' dependencies, kept by the plan (not rebuilt per mode equation).
+    let layers = [deps, plan.mux_deps()];
+    if reaches_in(&layers, &names_in(&off), &mode) || reaches_in(&layers, &names_in(&on), &mode) {
         return None;
     }
     let initial = guard_under(plan, g, starts, true);

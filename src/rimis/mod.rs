@@ -10,8 +10,11 @@
 //! (what is kept from the input), `symbolic` (simplification, π_q, δ_k).
 
 mod as_written;
+mod checks;
 mod exprs;
 mod guards;
+mod init;
+mod left_limits;
 pub(crate) mod names;
 mod plan;
 mod restart;
@@ -129,8 +132,9 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         out.notes
             .push(format!("model {}: its structure does not depend on the mode; equations kept unchanged", mdae.name));
         out.header.push("The structure does not depend on the mode: the model is unchanged.".into());
-        out.elements = src.elements.clone();
-        out.sections.push(Section { title: "equations of the input".into(), items: src.all_equations() });
+        let mut src = src; // moved, not copied: a model without modes can be large
+        out.elements = std::mem::take(&mut src.elements);
+        out.sections.push(Section { title: "equations of the input".into(), items: src.take_all_equations() });
         return Ok(out);
     }
     let mut plan = Plan::new(mdae, cdg, namer);
@@ -179,11 +183,8 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     let level = with(&deps, &|_| false);
     let fixpoints: Vec<String> = mode_eqs
         .iter()
-        .filter(|(n, g)| {
-            let mut d = level.clone();
-            d.remove(n);
-            guards::reaches(&d, &names_in(g), n)
-        })
+        // (`reaches` never follows the target's own definition: no copy without it.)
+        .filter(|(n, g)| guards::reaches(&level, &names_in(g), n))
         .map(|(n, _)| n.clone())
         .collect();
     let deps = with(&deps, &|n| fixpoints.iter().any(|f| f == n));
@@ -197,6 +198,10 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         .collect();
     let mut modes = Vec::new();
     let mut switches = Vec::new();
+    // Each mode variable's value at t = 0 as an expression without discrete variables
+    // where possible (rumoca's initialisation reads no discrete coordinate): the guard of a
+    // level mode equation, the `when initial()` branch of a switch.
+    let mut at_start: BTreeMap<String, crate::syntax::ast::Expr> = mode_eqs.iter().cloned().collect();
     let mut unfixed = Vec::new();
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
@@ -212,6 +217,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             Some(ll) => {
                 let target = guards::target(&plan, m);
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
+                at_start.insert(mode_name.clone(), ll.initial.clone());
                 let start = vec![exprs::simple(target.clone(), ll.initial)];
                 let branches =
                     vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
@@ -227,28 +233,35 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
                 switches.push(restart::Switch { mode: m, guard: g.clone() });
             }
             None => {
-                out.warnings.push(format!(
-                    "guard fixpoint not rewritten: the mode equation of `{mode_name}` depends on `{mode_name}` through a block computed in every mode; it is kept as it is and simulators may iterate on it at a switch"
-                ));
+                let note = format!(
+                    "guard fixpoint kept as a level equation: the mode equation of `{mode_name}` depends on `{mode_name}` through a block computed in every mode; the equations of that loop read `{mode_name}` on its left limit (`pre`), so it switches by event iteration"
+                );
+                out.notes.push(note.clone());
+                out.header.push(format!("Note: {note}."));
                 modes.push(Item::new(eq.clone()));
             }
         }
     }
     let diff = sections::diff(&mut plan);
-    let reinit = sections::reinit(&mut plan);
+
     let mut multi = sources;
-    multi.extend(sections::pending_muxes(&mut plan));
     let unguaranteed = restart::unguaranteed(&plan, &switches);
     let restarts = restart_system::build(&mut plan, &unguaranteed, &ctx)?;
-    out.warnings.extend(restarts.warnings);
-    out.notes.extend(restarts.notes.iter().cloned());
-    out.header.extend(restarts.notes);
-
-    let init = sections::init_consistency(&mut plan, &ctx)?;
+    let reinit = sections::reinit(&mut plan, &restarts.replicas);
+    // Never silently wrong: what no restart restores is checked in its modes.
+    let unrestored: Vec<&restart::Unguaranteed> = restarts.unrestored.iter().map(|&k| &unguaranteed[k]).collect();
+    let tolerance = (!unrestored.is_empty()).then(|| plan.namer.fresh("consistency_tolerance"));
+    let checks = match &tolerance {
+        Some(tol) => checks::consistency_checks(&mut plan, &unrestored, tol, &ctx)?,
+        None => Vec::new(),
+    };
+    let user = init::names_in_initial_sections(&src.kept_parts);
+    let init = init::init_consistency(&mut plan, &src, &user, &at_start, &ctx)?;
     out.initial = init.items;
+    unfixed.extend(init.freed.iter().cloned());
     if !init.conditional.is_empty() {
         out.header.push(format!(
-            "Consistency equations of some modes only, not written as initial equations (the initial mode is known at run time): {}",
+            "Consistency equations of some modes with no state to set at the start, not written as initial equations: {}",
             init.conditional.join(" ")
         ));
     }
@@ -258,21 +271,39 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
             init.unnamed.join(" ")
         ));
     }
+    // The restart systems, the checks and INIT read replicates, which may need multiplexers
+    // of their own: the pending multiplexers are taken after them.
+    multi.extend(sections::pending_muxes(&mut plan));
+    out.warnings.extend(
+        restarts
+            .warnings
+            .iter()
+            .map(|w| format!("{w}; the output stops with an assert if it does not hold after the switch")),
+    );
+    out.notes.extend(restarts.notes.iter().cloned());
+    out.header.extend(restarts.notes);
+
     // Declarations: the input's, then DECL/INIT.
-    let states = sections::init_states(&mut plan);
+    let states = init::init_states(&mut plan);
     for (u, role) in plan.roles.iter().enumerate() {
         if *role == plan::Role::Varying {
             unfixed.push(mdae.vars[u].name.clone());
         }
     }
     out.elements = src.elements_without_fixed(&unfixed);
+    if let Some(tol) = &tolerance {
+        let doc = "relative tolerance of the consistency checks after mode changes without a restart (issue 14)";
+        out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));
+    }
+    out.classes.extend(restarts.functions.iter().cloned());
     if let Some(step) = &restarts.step {
         let doc = "step of the restart systems at impulsive mode changes (s; paper 000 §6.1.2)";
         out.elements.push(source::real_parameter(step, restart_system::STEP, doc));
     }
     for (n, what, _) in &plan.declared {
         let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.clone());
-        out.replicates.push((src.replicate_decl(n, init.as_deref()), what.clone()));
+        let free = unfixed.contains(n);
+        out.replicates.push((src.replicate_decl(n, init.as_deref(), free), what.clone()));
     }
     for (title, items) in [
         ("mode equations", modes),
@@ -280,12 +311,15 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         ("MULTI: multiplexers", multi),
         ("REPL: the blocks of the CDG, each under its condition", repl),
         ("REINIT: a state replicate starts from the source's value when its mode is entered", reinit),
-        ("RESTART: restart systems at impulsive mode changes (paper 000 §5.1)", restarts.equations),
         ("RESTART: reinitialisation", restarts.reinit),
+        ("CHECK: consistency after mode changes the output does not restart (paper 000 §5)", checks),
     ] {
         if !items.is_empty() {
             out.sections.push(Section { title: title.into(), items });
         }
+    }
+    for l in left_limits::read_loops_on_left_limits(&mut out) {
+        out.warnings.push(format!("{l}; simulators may iterate on it at a switch"));
     }
     Ok(out)
 }

@@ -15,8 +15,9 @@ use super::names::Namer;
 use crate::analysis::cdg::Cdg;
 use crate::mdae::{Mdae, ModeId, ModeKind, VarId};
 use crate::syntax::ast::{BinOp, Expr};
-use biodivine_lib_bdd::Bdd;
-use std::collections::BTreeMap;
+use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddVariable};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How a variable is transformed, from its leading orders over the regular modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,11 +58,21 @@ pub(crate) struct Plan<'a> {
     pub namer: Namer,
     replicas: BTreeMap<(VarId, u32, usize), String>,
     sources: BTreeMap<(VarId, u32), String>,
-    /// Declarations to emit: (name, what it holds), in creation order.
+    /// Declarations to emit: (name, what it holds), in creation order ([`Plan::declare`]).
     pub declared: Vec<(String, String, Option<VarId>)>,
+    declared_names: FxHashSet<String>,
     /// Multiplexers of read replicates and of varying sources, in creation order.
     pub muxes: Vec<Mux>,
     muxed: BTreeMap<String, ()>,
+    /// Condition → its number: the blocks' conditions, then those numbered later (an
+    /// index instead of a scan of every condition per lookup; never iterated).
+    numbers: FxHashMap<Bdd, usize>,
+    /// The names each multiplexer's right-hand side reads, by target, for the first
+    /// `mux_deps_done` multiplexers ([`Plan::mux_deps`]).
+    mux_deps: BTreeMap<String, BTreeSet<String>>,
+    mux_deps_done: usize,
+    /// [`Plan::modes_where`], by its argument.
+    where_cache: FxHashMap<Vec<(ModeId, bool)>, Bdd>,
 }
 
 fn primes(order: u32) -> String {
@@ -77,15 +88,13 @@ impl<'a> Plan<'a> {
         let care = cdg.regular.clone();
         let mut conds: Vec<Bdd> = Vec::new();
         let mut block_cond = Vec::new();
+        let mut numbers: FxHashMap<Bdd, usize> = FxHashMap::default();
         for b in &cdg.blocks {
             let c = b.cond.and(&care);
-            let n = match conds.iter().position(|x| *x == c) {
-                Some(k) => k + 1,
-                None => {
-                    conds.push(c);
-                    conds.len()
-                }
-            };
+            let n = *numbers.entry(c).or_insert_with_key(|c| {
+                conds.push(c.clone());
+                conds.len()
+            });
             block_cond.push(n);
         }
         // Condition numbers follow the first block of each condition (paper: x_2 is x
@@ -125,8 +134,13 @@ impl<'a> Plan<'a> {
             replicas: BTreeMap::new(),
             sources: BTreeMap::new(),
             declared: Vec::new(),
+            declared_names: FxHashSet::default(),
             muxes: Vec::new(),
             muxed: BTreeMap::new(),
+            numbers,
+            mux_deps: BTreeMap::new(),
+            mux_deps_done: 0,
+            where_cache: FxHashMap::default(),
         };
         plan.renumber(&first_block);
         plan
@@ -142,20 +156,63 @@ impl<'a> Plan<'a> {
         for n in self.block_cond.iter_mut() {
             *n = first_block[*n - 1];
         }
+        for n in self.numbers.values_mut() {
+            *n = first_block[*n - 1];
+        }
         self.conds = conds;
     }
 
     /// The number of a condition, allocated after the blocks' when it is new.
     pub(crate) fn cond_number(&mut self, c: &Bdd) -> usize {
         let c = c.and(&self.care);
-        if let Some(k) = self.block_cond.iter().find(|&&n| self.conds[n - 1] == c) {
-            return *k;
+        if let Some(&k) = self.numbers.get(&c) {
+            return k;
         }
-        if let Some(k) = self.conds.iter().skip(self.cdg.blocks.len()).position(|x| *x == c) {
-            return self.cdg.blocks.len() + k + 1;
-        }
-        self.conds.push(c);
+        self.conds.push(c.clone());
+        self.numbers.insert(c, self.conds.len());
         self.conds.len()
+    }
+
+    /// The regular modes in which every mode of `at` has its value: one cube, built once per
+    /// distinct `at` (the guards ask for the start values of every rewritten mode variable
+    /// once per mode equation: N conjunctions each, O(N³) on Westinghouse).
+    pub(crate) fn modes_where(&mut self, at: &[(ModeId, bool)]) -> Bdd {
+        if let Some(b) = self.where_cache.get(at) {
+            return b.clone();
+        }
+        let space = &self.cdg.space;
+        let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
+        let cube = match BddPartialValuation::from_values(&lits) {
+            // The same variable asked with both values: no mode.
+            p if lits.iter().all(|&(x, v)| p.get_value(x) == Some(v)) => space.set.mk_conjunctive_clause(&p),
+            _ => space.set.mk_false(),
+        };
+        let b = self.care.and(&cube);
+        self.where_cache.insert(at.to_vec(), b.clone());
+        b
+    }
+
+    /// Declares `name` (DECL), holding `what`; `var` for a replicate of that variable.
+    pub(crate) fn declare(&mut self, name: String, what: String, var: Option<VarId>) {
+        self.declared_names.insert(name.clone());
+        self.declared.push((name, what, var));
+    }
+
+    /// Is `name` declared by the transformation?
+    pub(crate) fn is_declared(&self, name: &str) -> bool {
+        self.declared_names.contains(name)
+    }
+
+    /// The names read by each multiplexer made so far, by target (the right-hand side as
+    /// [`Plan::case`] writes it: its conditions' names too); new ones are added as they come.
+    pub(crate) fn mux_deps(&mut self) -> &BTreeMap<String, BTreeSet<String>> {
+        while let Some(m) = self.muxes.get(self.mux_deps_done) {
+            let names = super::guards::names_in(&self.case(&m.branches, &m.care));
+            let target = m.target.clone();
+            self.mux_deps.entry(target).or_default().extend(names);
+            self.mux_deps_done += 1;
+        }
+        &self.mux_deps
     }
 
     pub(crate) fn cond(&self, n: usize) -> &Bdd {
@@ -197,7 +254,7 @@ impl<'a> Plan<'a> {
         let base = format!("{}{}_{c}", Namer::plain(self.var_name(u)), primes(i));
         let n = self.namer.fresh(&base);
         let what = format!("{} if {}", primed(self.var_name(u), i), self.cond_text(&self.cond(c).clone()));
-        self.declared.push((n.clone(), what, Some(u)));
+        self.declare(n.clone(), what, Some(u));
         self.replicas.insert((u, i, c), n.clone());
         n
     }
@@ -219,7 +276,7 @@ impl<'a> Plan<'a> {
         }
         let base = format!("{}{}", Namer::plain(self.var_name(u)), primes(i));
         let n = self.namer.fresh(&base);
-        self.declared.push((n.clone(), primed(self.var_name(u), i), None));
+        self.declare(n.clone(), primed(self.var_name(u), i), None);
         self.sources.insert((u, i), n.clone());
         if self.roles[u.index()] == Role::Varying {
             // Defined by a multiplexer over every writer that integrates into u^(i).

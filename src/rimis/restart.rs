@@ -64,7 +64,10 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
             // The entries into `region`: (changed variables, the values they have before
             // and after, the switch that changes them).
             let mut entries: Vec<(Vec<_>, Bdd, Bdd, Option<&Switch>)> = Vec::new();
-            for s in switches {
+            // A switch whose variable the region does not read cannot enter it alone (the
+            // modes it comes from would be in the region already): skipped, not tried.
+            let support = region.support_set();
+            for s in switches.iter().filter(|s| support.contains(&switch_var(s))) {
                 let v = switch_var(s);
                 let on = space.set.mk_var(v);
                 entries.push((vec![v], on.not(), on.clone(), Some(s)));
@@ -94,7 +97,7 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
                     format!("the {} derivative of `{} = {}`", ordinal(j), expr_to_string(&l), expr_to_string(&r))
                 };
                 let message = format!(
-                    "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5): the output simulates but keeps the values from before the switch",
+                    "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5), and without a restart the states keep their values from before the switch",
                     plan.cond_text(&entered),
                 );
                 out.push(Unguaranteed { eq: e, j, entered, message });

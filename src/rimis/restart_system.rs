@@ -1,56 +1,78 @@
-//! Restart systems at impulsive mode changes (paper 000 §5.1, §6.1.2), for the modes of
-//! index ≤ 1: where [`restart`](super::restart) finds that entering a region E of modes
-//! does not make a consistency equation true (the engaging clutch: `w1 - w2 = 0`), this
-//! module computes the values the states restart from, instead of keeping the values from
-//! before the switch.
+//! Restart systems at impulsive mode changes (paper 000 §5.1–5.2, §6.1.2; issue 14): where
+//! [`restart`](super::restart) finds that entering a region E of modes does not make a
+//! consistency equation true (the engaging clutch: `w1 - w2 = 0`; the rope that becomes
+//! straight: the first derivative of `L² = x² + y²`), this module computes the values the
+//! states restart from, instead of keeping the values from before the switch.
 //!
-//! The system is the nonstandard restart system (14) of §5.1.3, in which the previous
-//! instant has set the states: E's equations at the switch instant, with every derivative
-//! expanded by one Euler step `der(u) = (u⁺ - u) / δ`, the consistency equations
-//! removed (Principle 1: what the previous instant did cannot be undone) and replaced by
-//! their forward shifts (each state u read as its restart value u⁺). Unknowns: u⁺ for
-//! every state of E, and the value at the switch of every algebraic variable of E
-//! (possibly impulsive: the clutch's torques grow like 1/δ). It is built here only when E
-//! has one structure (each c and d uniform over E) with every c ≤ 1 and d ≤ 1; there the
-//! conflicting part of the unfolded system is exactly the consistency equations, so the
-//! Dulmage–Mendelsohn step of §5.1.3 reduces to removing them. The result is checked
-//! structurally nonsingular with the general DM code ([`crate::analysis::dm`]); its
-//! over- and under-determined parts are reported otherwise.
+//! **The system.** The unfolding of paper 000 §5.1.3 at the entry instant, in which the
+//! previous instant has set the states (Principle 1: what it did cannot be undone):
+//! every state keeps its value except its highest-order state u^(d-1) (d its order in
+//! E), which may jump; its value after the jump, u⁺, and the value at the switch of every
+//! algebraic variable (possibly impulsive: the clutch's torques, the rope's tension grow
+//! like 1/δ) are the unknowns. The equations of E with offset c = 0 hold at the instant
+//! with the leading derivative expanded by one Euler step, `u^(d) = (u⁺ - u^(d-1)) / δ`,
+//! the other state occurrences read as they were (semi-explicit: the system is linear in
+//! its unknowns where the impulsive variables enter linearly, as in both examples); the
+//! consistency equations e^(j) (c > j) that read a highest-order state hold after it, on
+//! u⁺ (the forward shift); those that read only lower orders held before and are left
+//! out (the switch made them true: the rope is straight when it becomes so). For the
+//! rope this is eq. (35): the velocity jumps along the constraint's gradient and ends
+//! tangent to it (positions continuous, eq. 30); for the clutch eq. (18).
 //!
-//! It is solved with a small step δ (a parameter of the output, 1e-6 by default) instead
-//! of being standardised symbolically: §6.1.2's third method, which converges as δ → 0
-//! (the error is O(δ)) and needs neither the impulse orders nor the elimination of the
-//! impulsive variables. The restart variables are computed in every step (affine systems
-//! with constant coefficients), or only in the modes the entry comes from (otherwise,
-//! trivial elsewhere as in §4.7); at the switch, `reinit(u, pre(u⁺))` restarts each state
-//! from the value computed just before it, from the left limits. ClutchBasic: w1⁺ = w2⁺ =
-//! (j1·w1⁻ + j2·w2⁻)/(j1 + j2) + O(δ).
+//! **Per region, per block** (point 4). The system is grown from the unguaranteed
+//! consistency equations along the unknowns it shares (a breadth-first search over the
+//! equations that read them), so it holds only the part of the model the impulse
+//! reaches, and the structure needs to be uniform over E only there: a region whose
+//! structure varies elsewhere (the other valves of the Westinghouse brake) still gets its
+//! restart. The component is checked structurally nonsingular (a perfect matching) and
+//! kept whole: downstream of the unguaranteed equations it carries the jump to the other
+//! states.
+//!
+//! **When it is solved.** Only at the entry, inside the `when` that restarts the states: the
+//! system is linear in its unknowns (the impulsive variables enter linearly, as in both
+//! examples; otherwise there is no restart and the consistency checks stop the run), so it
+//! is written as a function of the left limits (`pre(…)` of the states, the parameters)
+//! that assembles A w = b and solves it by Gaussian elimination with partial pivoting
+//! (a vanishing pivot divides by zero, which stops the simulation with that message: rumoca
+//! 0.10.2 refuses an `assert` in a function): `when E then reinit(u, restart_1(k, pre(x),
+//! …))`. It need be well posed only at the switch (the rope's system is singular with the
+//! ball at the centre), and the values it reads are exactly the left limits. For a state
+//! replicated per mode the call replaces REINIT's copy (`sections::reinit`). It is solved
+//! with a small step δ (a parameter of the output, 1e-6 by default) instead of being
+//! standardised symbolically: §6.1.2's third method, which converges as δ → 0 (error
+//! O(δ)) and needs neither the impulse orders nor the elimination of the impulsive
+//! variables.
 
-use super::exprs::{self, binary, call, name, simple};
-use super::names::Namer;
+use super::exprs::{self, binary, call, name};
 use super::plan::{Plan, Role};
 use super::restart::Unguaranteed;
-use super::sections::{constant_coefficients, guarded, sides_under};
+use super::sections::sides_under;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
-use crate::analysis::dm;
-use crate::mdae::VarId;
-use crate::syntax::ast::{BinOp, EquationKind, Expr};
+use crate::analysis::matching::maximum_matching;
+use crate::mdae::{EqId, VarId};
+use crate::syntax::ast::{BinOp, ClassDef, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
 use biodivine_lib_bdd::Bdd;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// What the restart systems add to the output.
 #[derive(Default)]
 pub(crate) struct Restarts {
-    /// The restart equations, one commented group per entered region.
-    pub equations: Vec<Item>,
-    /// `when E then reinit(u, pre(u_plus)); …; elsewhen …` (at most one item).
+    /// One function per system: the k-th unknown of A w = b from the left limits.
+    pub functions: Vec<ClassDef>,
+    /// `when E then reinit(u, restart_1(k, …)); …; elsewhen …` for the states kept as
+    /// sources (at most one item).
     pub reinit: Vec<Item>,
+    /// Restart values of state replicates: (region, replicate, value); REINIT uses them.
+    pub replicas: Vec<(Bdd, String, Expr)>,
     /// The name of the step parameter δ, if a system was built.
     pub step: Option<String>,
     pub notes: Vec<String>,
     /// The consistency equations no system restores.
     pub warnings: Vec<String>,
+    /// Their indices in the failures given to [`build`] (checked by `checks.rs`).
+    pub unrestored: Vec<usize>,
 }
 
 /// Default step of the restart systems, in seconds.
@@ -67,52 +89,89 @@ pub(crate) fn build(plan: &mut Plan, failures: &[Unguaranteed], ctx: &DiffContex
         }
     }
     let mut whens: Vec<(Expr, Vec<crate::syntax::ast::Equation>)> = Vec::new();
-    // One step parameter for every system; declared only if some system is built.
-    let mut step_name: Option<String> = None;
+    let index = Index::new(plan);
     for region in regions {
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
-        let step = step_name.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
-        match system(plan, region, &step, ctx)? {
+        let names: Vec<String> =
+            here.iter().map(|f| format!("{}{}", plan.mdae.eq(f.eq).id, "'".repeat(f.j as usize))).collect();
+        match grow(plan, &index, region, &here, ctx)? {
             Ok(sys) => {
-                out.step = Some(step.clone());
-                let names: Vec<String> =
-                    here.iter().map(|f| format!("{}{}", plan.mdae.eq(f.eq).id, "'".repeat(f.j as usize))).collect();
+                let step = out.step.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
                 let entering = plan.cond_text(region);
-                let mut items = sys.items;
-                if let Some(first) = items.first_mut() {
-                    first.comment = Some(format!(
-                        "entering `{entering}` (restores {}): {}",
-                        names.join(" "),
-                        if sys.guarded { "computed in the modes it is entered from" } else { "computed in every step" }
-                    ));
+                let built = match emit(plan, region, sys, &step, &names) {
+                    Ok(b) => b,
+                    Err(why) => {
+                        out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
+                        out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+                        continue;
+                    }
+                };
+                out.functions.push(built.function);
+                out.replicas.extend(built.replicas.into_iter().map(|(r, v)| (region.clone(), r, v)));
+                if !built.sources.is_empty() {
+                    let reinits = built.sources.into_iter().map(|(u, v)| exprs::reinit(name(&u), v)).collect();
+                    whens.push((plan.cond_expr(region), reinits));
                 }
-                out.equations.extend(items);
-                let reinits =
-                    sys.states.iter().map(|(u, plus)| exprs::reinit(name(u), call("pre", vec![name(plus)]))).collect();
-                whens.push((plan.cond_expr(region), reinits));
                 out.notes.push(format!(
                     "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1 (one step of {step} = {STEP} s), which makes {} true",
                     names.join(" ")
                 ));
             }
-            Err(why) => out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message))),
+            Err(why) => {
+                out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
+                out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+            }
         }
     }
     if !whens.is_empty() {
         let mut item = Item::new(exprs::equation(EquationKind::When { branches: whens }));
         item.comment =
-            Some("the states restart from the restart systems, from the values just before the switch".into());
+            Some("the states restart from the restart systems, solved at the switch from the left limits".into());
         out.reinit.push(item);
     }
     Ok(out)
 }
 
-/// A restart system: its equations, whether they are guarded, and (state, restart
-/// variable) for each state to reinitialise.
-struct System {
-    items: Vec<Item>,
-    guarded: bool,
-    states: Vec<(String, String)>,
+/// What every region's system reads from the model, computed once: each variable's
+/// equations, and the orders d and offsets c that are the same in every regular mode.
+struct Index {
+    eqs_of: Vec<Vec<EqId>>,
+    d: Vec<Option<u32>>,
+    c: Vec<Option<u32>>,
+}
+
+impl Index {
+    fn new(plan: &Plan) -> Index {
+        let mut eqs_of = vec![Vec::new(); plan.mdae.vars.len()];
+        for e in plan.mdae.eq_ids() {
+            for inc in &plan.mdae.eq(e).incidence {
+                let list: &mut Vec<EqId> = &mut eqs_of[inc.var.index()];
+                if list.last() != Some(&e) {
+                    list.push(e);
+                }
+            }
+        }
+        let constant = |entries: &[(u32, Bdd)]| {
+            let mut live = entries.iter().filter(|(_, m)| !m.and(&plan.care).is_false());
+            match (live.next(), live.next()) {
+                (Some((v, m)), None) if m.and(&plan.care) == plan.care => Some(*v),
+                _ => None,
+            }
+        };
+        Index {
+            eqs_of,
+            d: plan.cdg.orders.iter().map(|o| constant(o)).collect(),
+            c: plan.cdg.offsets.iter().map(|o| constant(o)).collect(),
+        }
+    }
+
+    fn d(&self, plan: &Plan, u: VarId, region: &Bdd) -> Option<u32> {
+        self.d[u.index()].or_else(|| uniform(&plan.cdg.orders[u.index()], region))
+    }
+
+    fn c(&self, plan: &Plan, e: EqId, region: &Bdd) -> Option<u32> {
+        self.c[e.index()].or_else(|| uniform(&plan.cdg.offsets[e.index()], region))
+    }
 }
 
 /// The single value of a per-mode quantity over `region`, if it has one.
@@ -122,132 +181,467 @@ fn uniform(entries: &[(u32, Bdd)], region: &Bdd) -> Option<u32> {
     values.all(|v| v == first).then_some(first)
 }
 
-/// The restart system for entering `region`, or why there is none.
-fn system(plan: &mut Plan, region: &Bdd, step: &str, ctx: &DiffContext) -> Result<Result<System, String>, RimisError> {
-    let mdae = plan.mdae;
-    let mut d = Vec::new();
-    for u in mdae.var_ids() {
-        match uniform(&plan.cdg.orders[u.index()], region) {
-            Some(k) if k <= 1 => d.push(k),
-            Some(k) => {
+/// A row of the restart system: where it comes from, and its sides with the unknowns
+/// written as placeholders `\u{1}k` (k a variable's index).
+struct Row {
+    eq: EqId,
+    j: u32,
+    lhs: Expr,
+    rhs: Expr,
+    unknowns: BTreeSet<usize>,
+    /// Variables whose order varies inside the region (a dry run notes them instead of
+    /// failing: the row matters only if it reaches the system).
+    uncertain: BTreeSet<usize>,
+}
+
+/// The restart system of a region, before naming: its rows (the component of the
+/// unfolded system that holds the unguaranteed ones) and the order d of each variable it
+/// solves for.
+struct Grown {
+    rows: Vec<Row>,
+    d: BTreeMap<usize, u32>,
+}
+
+fn placeholder(u: usize) -> Expr {
+    name(&format!("\u{1}{u}"))
+}
+
+fn placeholder_of(x: &Expr) -> Option<usize> {
+    match &x.kind {
+        ExprKind::Name(n) => n.as_str().strip_prefix('\u{1}')?.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Grows the system for entering `region` from its unguaranteed consistency equations,
+/// or says why there is none. An equation joins when one of its rows reads an unknown
+/// of the system (found by a dry run, which reads nothing into the plan); the unknowns
+/// it brings make the equations that read them candidates in turn.
+fn grow(
+    plan: &mut Plan,
+    index: &Index,
+    region: &Bdd,
+    here: &[&Unguaranteed],
+    ctx: &DiffContext,
+) -> Result<Result<Grown, String>, RimisError> {
+    let from = plan.care.and(&region.not());
+    let from_c = plan.cond_number(&from);
+    let seeds: BTreeSet<EqId> = here.iter().map(|f| f.eq).collect();
+    let mut d: BTreeMap<usize, u32> = BTreeMap::new();
+    let mut added: Vec<(EqId, u32)> = Vec::new();
+    let mut is_added: BTreeSet<EqId> = BTreeSet::new();
+    let mut queue: VecDeque<EqId> = seeds.iter().copied().collect();
+    while let Some(e) = queue.pop_front() {
+        if is_added.contains(&e) {
+            continue;
+        }
+        let Some(c) = index.c(plan, e, region) else {
+            if seeds.contains(&e) {
                 return Ok(Err(format!(
-                    "`{}` has order {k} there; restart systems are built for modes of index ≤ 1 only (paper 000 §5.2 needs transient modes)",
-                    mdae.var(u).name
+                    "the structure of equation {} varies inside `{}`",
+                    plan.mdae.eq(e).id,
+                    plan.cond_text(region)
                 )));
             }
-            None => return Ok(Err(format!("the structure varies inside `{}`", plan.cond_text(region)))),
+            // Its structure varies inside the region: it may join only if it reads none
+            // of the unknowns, which the incidence tells without its rows.
+            if plan.mdae.eq(e).incidence.iter().any(|i| d.contains_key(&i.var.index())) {
+                return Ok(Err(format!(
+                    "the structure of equation {} varies inside `{}`",
+                    plan.mdae.eq(e).id,
+                    plan.cond_text(region)
+                )));
+            }
+            continue;
+        };
+        let dry = match rows_of(plan, index, region, None, e, c, ctx)? {
+            Ok(r) => r,
+            Err(why) => return Ok(Err(why)),
+        };
+        let reaches = |r: &Row| r.unknowns.iter().chain(&r.uncertain).any(|u| d.contains_key(u));
+        if !seeds.contains(&e) && !dry.iter().any(reaches) {
+            continue;
         }
-    }
-    for (u, &k) in d.iter().enumerate() {
-        if k == 1 && plan.roles[u] == Role::Varying {
+        if let Some(u) = dry.iter().flat_map(|r| r.uncertain.iter()).next() {
             return Ok(Err(format!(
-                "`{}` is a state replicated per mode (it is reinitialised by REINIT already)",
-                mdae.vars[u].name
+                "the order of `{}` varies inside `{}` (equation {})",
+                plan.mdae.vars[*u].name,
+                plan.cond_text(region),
+                plan.mdae.eq(e).id
             )));
         }
-    }
-    // The restart variables: u⁺ for a state, the value at the switch for an algebraic one.
-    // Fresh before use, so that no name of the model can be taken for one of them.
-    let plus: Vec<String> =
-        mdae.var_ids().map(|u| plan.namer.fresh(&(Namer::plain(&mdae.var(u).name) + "_plus"))).collect();
-    let var_of = |n: &str| plan.by_name.get(n).copied();
-    let mut rows: Vec<(Expr, Expr)> = Vec::new();
-    for e in mdae.eq_ids() {
-        let Some(c) = uniform(&plan.cdg.offsets[e.index()], region) else {
-            return Ok(Err(format!("the structure varies inside `{}`", plan.cond_text(region))));
-        };
-        if c > 1 {
-            return Ok(Err(format!(
-                "equation {} is differentiated {c} times there; restart systems are built for modes of index ≤ 1 only",
-                mdae.eq(e).id
-            )));
+        is_added.insert(e);
+        added.push((e, c));
+        for row in &dry {
+            let unguaranteed = c > 0 && here.iter().any(|f| f.eq == row.eq && f.j == row.j);
+            if row.unknowns.is_empty() && unguaranteed {
+                return Ok(Err(format!(
+                    "consistency equation {}{} reads no highest-order state: it needs a jump of a lower-order state (an impulse of higher order, paper 000 §6)",
+                    plan.mdae.eq(row.eq).id,
+                    "'".repeat(row.j as usize)
+                )));
+            }
+            for &u in &row.unknowns {
+                if !d.contains_key(&u) {
+                    let Some(k) = index.d(plan, VarId(u as u32), region) else {
+                        return Ok(Err(format!(
+                            "the order of `{}` varies inside `{}`",
+                            plan.mdae.vars[u].name,
+                            plan.cond_text(region)
+                        )));
+                    };
+                    d.insert(u, k);
+                    queue.extend(index.eqs_of[u].iter().copied());
+                }
+            }
         }
-        let eq = mdae.eq(e);
-        let (l, r) = sides_under(plan, &eq.body, region);
-        let expand = |x: &Expr| {
-            symbolic::expand_derivatives(x, ctx)
-                .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    for (e, c) in added {
+        match rows_of(plan, index, region, Some(from_c), e, c, ctx)? {
+            Ok(r) => rows.extend(r.into_iter().filter(|r| !r.unknowns.is_empty())),
+            Err(why) => return Ok(Err(why)),
+        }
+    }
+    let unknowns: Vec<usize> = d.keys().copied().collect();
+    let col: BTreeMap<usize, usize> = unknowns.iter().enumerate().map(|(k, &u)| (u, k)).collect();
+    let graph: Vec<Vec<(usize, i64)>> = rows.iter().map(|r| r.unknowns.iter().map(|u| (col[u], 0)).collect()).collect();
+    let (eq_to_var, var_to_eq) = maximum_matching(&graph, unknowns.len());
+    if rows.len() != unknowns.len() || eq_to_var.iter().any(Option::is_none) {
+        let over: Vec<String> = (0..rows.len())
+            .filter(|&i| eq_to_var[i].is_none())
+            .map(|i| format!("{}{}", plan.mdae.eq(rows[i].eq).id, "'".repeat(rows[i].j as usize)))
+            .collect();
+        let under: Vec<String> = (0..unknowns.len())
+            .filter(|&k| var_to_eq[k].is_none())
+            .map(|k| plan.mdae.vars[unknowns[k]].name.clone())
+            .collect();
+        return Ok(Err(format!(
+            "the restart system is structurally singular (overdetermined: {}; underdetermined: {})",
+            if over.is_empty() { "none".into() } else { over.join(" ") },
+            if under.is_empty() { "none".into() } else { under.join(" ") }
+        )));
+    }
+    // The whole component is kept: what the jump sets upstream of the unguaranteed
+    // equations, and downstream what it carries to other states (an impulse in y moves x
+    // through der(x) = y).
+    // A state replicated per mode restarts through REINIT's reinitialisation on entering
+    // its writer's modes, which must be exactly the region.
+    for (&u, &du) in &d {
+        if du > 0 && plan.roles[u] == Role::Varying {
+            let v = VarId(u as u32);
+            let writer = plan.def(v, du - 1, region).into_iter().find(|&(_, k)| k >= du);
+            let same = writer.is_some_and(|(b, _)| plan.cond(plan.block_cond[b]) == &region.and(&plan.care));
+            if !same {
+                return Ok(Err(format!(
+                    "`{}` is replicated per mode and its writer's modes are not exactly `{}`",
+                    plan.mdae.vars[u].name,
+                    plan.cond_text(region)
+                )));
+            }
+        }
+    }
+    Ok(Ok(Grown { rows, d }))
+}
+
+/// The rows of equation `e` (offset `c` in the region): itself at the instant if c = 0,
+/// else its consistency equations e^(j), j < c, after the jump.
+fn rows_of(
+    plan: &mut Plan,
+    index: &Index,
+    region: &Bdd,
+    from_c: Option<usize>,
+    e: EqId,
+    c: u32,
+    ctx: &DiffContext,
+) -> Result<Result<Vec<Row>, String>, RimisError> {
+    let eq = plan.mdae.eq(e);
+    let (l, r) = sides_under(plan, &eq.body, region);
+    let span = eq.span;
+    let id = eq.id.clone();
+    let err = |err: symbolic::SymError| RimisError::new(span, format!("equation {id}: {err}"));
+    let mut out = Vec::new();
+    let js: Vec<Option<u32>> = if c == 0 { vec![None] } else { (0..c).map(Some).collect() };
+    for j in js {
+        let (dl, dr) = match j {
+            None => (
+                symbolic::expand_derivatives(&l, ctx).map_err(err)?,
+                symbolic::expand_derivatives(&r, ctx).map_err(err)?,
+            ),
+            Some(j) => (
+                symbolic::differentiate_n(&l, j, ctx).map_err(err)?,
+                symbolic::differentiate_n(&r, j, ctx).map_err(err)?,
+            ),
         };
-        let (l, r) = (expand(&l)?, expand(&r)?);
-        let mut bad = None;
-        let mut shift = |x: &Expr| {
+        let mut unknowns = BTreeSet::new();
+        let mut uncertain = BTreeSet::new();
+        let mut bad: Option<String> = None;
+        let mut map = |x: &Expr, plan: &mut Plan| {
             exprs::rewrite(x, &mut |y| {
-                if let crate::syntax::ast::ExprKind::Call(f) = &y.kind
-                    && matches!(f.function.text.as_str(), "pre" | "initial" | "terminal")
-                {
-                    return Some(y.clone());
+                if let ExprKind::Call(f) = &y.kind {
+                    if matches!(f.function.text.as_str(), "pre" | "initial" | "terminal") {
+                        return Some(y.clone());
+                    }
                 }
                 let (n, k) = exprs::occurrence(y)?;
-                let u: VarId = var_of(n)?;
-                let p = name(&plus[u.index()]);
-                Some(match (c, k, d[u.index()]) {
-                    // The shifted consistency equation reads the restart values.
-                    (1, 0, _) => p,
-                    // An Euler step for a derivative; the state itself is as set before.
-                    (0, 1, 1) => binary(BinOp::Div, binary(BinOp::Sub, p, name(n)), name(step)),
-                    (0, 0, 1) => y.clone(),
-                    (0, 0, 0) => p,
+                let u = *plan.by_name.get(n)?;
+                let Some(du) = index.d(plan, u, region) else {
+                    uncertain.insert(u.index());
+                    return Some(y.clone());
+                };
+                let p = placeholder(u.index());
+                Some(match (j, du) {
+                    // Algebraic: its value at the instant.
+                    (_, 0) => {
+                        unknowns.insert(u.index());
+                        p
+                    }
+                    // At the instant: the leading derivative by one Euler step, states as set before.
+                    (None, du) if k == du => {
+                        unknowns.insert(u.index());
+                        let top = old(plan, u, du - 1, from_c);
+                        binary(BinOp::Div, binary(BinOp::Sub, p, top), name("\u{2}step"))
+                    }
+                    (None, du) if k < du => old(plan, u, k, from_c),
+                    // After the jump: the highest-order state is the unknown, lower ones kept.
+                    (Some(_), du) if k + 1 == du => {
+                        unknowns.insert(u.index());
+                        p
+                    }
+                    (Some(_), du) if k + 1 < du => old(plan, u, k, from_c),
                     _ => {
-                        bad = Some(format!("`{}` in equation {}", expr_to_string(y), eq.id));
+                        bad = Some(format!("`{}` in equation {}", expr_to_string(y), plan.mdae.eq(e).id));
                         y.clone()
                     }
                 })
             })
         };
-        let row = (shift(&l), shift(&r));
-        if let Some(what) = bad {
-            return Ok(Err(format!("{what} does not fit an index-1 restart")));
+        let lhs = map(&dl, plan);
+        let rhs = map(&dr, plan);
+        if let Some(why) = bad {
+            return Ok(Err(why));
         }
-        rows.push((symbolic::simplify(&row.0), symbolic::simplify(&row.1)));
+        out.push(Row {
+            eq: e,
+            j: j.unwrap_or(0),
+            lhs: symbolic::simplify(&lhs),
+            rhs: symbolic::simplify(&rhs),
+            unknowns,
+            uncertain,
+        });
     }
-    // Structural check with the general Dulmage–Mendelsohn decomposition.
-    let column = |x: &Expr| exprs::occurrence(x).and_then(|(n, _)| plus.iter().position(|p| p == n));
-    let graph: Vec<Vec<(usize, i64)>> = rows
+    Ok(Ok(out))
+}
+
+/// u^(k) as it is just before the switch: `pre` of the source, read inside the `when` that
+/// restarts (`None` for a dry run, which reads nothing into the plan).
+fn old(plan: &mut Plan, u: VarId, k: u32, from_c: Option<usize>) -> Expr {
+    match from_c {
+        None => name("\u{2}old"),
+        Some(_) => call("pre", vec![plan.source(u, k)]),
+    }
+}
+
+/// What a built system adds: its function, and the restart value (a call of it) of each
+/// state that jumps, replicated per mode or kept as a source.
+struct Built {
+    function: ClassDef,
+    replicas: Vec<(String, Expr)>,
+    sources: Vec<(String, Expr)>,
+}
+
+/// Writes the system as a function of the left limits (module header), or says why it
+/// cannot (not linear in its unknowns).
+fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String]) -> Result<Built, String> {
+    let entering = plan.cond_text(region);
+    let unknowns: Vec<usize> = sys.d.keys().copied().collect();
+    let is_unknown = |x: &Expr| placeholder_of(x).is_some();
+    let residuals: Vec<Expr> = sys
+        .rows
         .iter()
-        .map(|(l, r)| {
-            let mut cols = std::collections::BTreeSet::new();
-            for side in [l, r] {
-                exprs::for_each(side, &mut |x| cols.extend(column(x)));
-            }
-            cols.into_iter().map(|j| (j, 0)).collect()
+        .map(|r| {
+            let res = binary(BinOp::Sub, r.lhs.clone(), r.rhs.clone());
+            exprs::rewrite(&res, &mut |y| match &y.kind {
+                ExprKind::Name(n) if n.as_str() == "\u{2}step" => Some(name(step)),
+                _ => None,
+            })
         })
         .collect();
-    let parts = dm::decompose(&graph, plus.len());
-    if !parts.is_perfect() {
-        let eqs = |v: &[usize]| v.iter().map(|&i| mdae.equations[i].id.clone()).collect::<Vec<_>>().join(" ");
-        let vars = |v: &[usize]| v.iter().map(|&j| mdae.vars[j].name.clone()).collect::<Vec<_>>().join(" ");
-        return Ok(Err(format!(
-            "the restart system is structurally singular (overdetermined: {}; underdetermined: {})",
-            eqs(&parts.over_eqs),
-            vars(&parts.under_vars)
-        )));
+    // A w = b: each residual split into its coefficients and its constant term.
+    let mut a = Vec::with_capacity(unknowns.len());
+    let mut b = Vec::with_capacity(unknowns.len());
+    for (i, r) in residuals.iter().enumerate() {
+        let Some((coeffs, constant)) = linear_parts(r, &is_unknown) else {
+            return Err(format!(
+                "the restart system is not linear in its unknowns (equation {}): the impulsive variables do not enter linearly",
+                plan.mdae.eq(sys.rows[i].eq).id
+            ));
+        };
+        a.push(
+            unknowns
+                .iter()
+                .map(|u| coeffs.get(u).map(symbolic::simplify).unwrap_or_else(|| exprs::number("0")))
+                .collect::<Vec<_>>(),
+        );
+        b.push(symbolic::simplify(&exprs::neg(constant)));
     }
-    // Declarations, then the equations, guarded where they are not affine with constant
-    // coefficients in the restart variables.
-    for (u, p) in plus.iter().enumerate() {
-        let what = if d[u] == 1 { "restart value of" } else { "value at the restart of" };
-        plan.declared.push((
-            p.clone(),
-            format!("{what} {} entering {}", mdae.vars[u].name, plan.cond_text(region)),
-            None,
-        ));
-    }
-    let names = plus;
-    let written: Vec<Expr> = names.iter().map(|n| name(n)).collect();
-    let is_written =
-        |x: &Expr| matches!(&x.kind, crate::syntax::ast::ExprKind::Name(n) if names.iter().any(|m| m == n.as_str()));
-    let is_real = |x: &Expr| {
-        exprs::occurrence(x).is_some_and(|(n, k)| k > 0 || plan.by_name.contains_key(n) || names.iter().any(|m| m == n))
+    // The function's inputs: each left limit, parameter or name the entries read.
+    let mut inputs: Vec<Expr> = Vec::new();
+    let local = |x: &Expr, inputs: &mut Vec<Expr>| {
+        exprs::rewrite(x, &mut |y| {
+            let external = match &y.kind {
+                ExprKind::Call(c) => c.function.text.as_str() == "pre",
+                ExprKind::Name(_) | ExprKind::Ref(_) => true,
+                _ => false,
+            };
+            if !external {
+                return None;
+            }
+            let text = expr_to_string(y);
+            let k = match inputs.iter().position(|i| expr_to_string(i) == text) {
+                Some(k) => k,
+                None => {
+                    inputs.push(y.clone());
+                    inputs.len() - 1
+                }
+            };
+            Some(name(&format!("in{}", k + 1)))
+        })
     };
-    let affine = rows
+    let a_text: Vec<String> = a
         .iter()
-        .all(|(l, r)| constant_coefficients(&binary(BinOp::Sub, l.clone(), r.clone()), &is_written, &is_real));
-    let items = if affine {
-        rows.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect()
-    } else {
-        let from = plan.care.and(&region.not());
-        vec![Item::new(guarded(plan.cond_expr(&from), rows, &written))]
+        .map(|row| {
+            format!("{{{}}}", row.iter().map(|x| expr_to_string(&local(x, &mut inputs))).collect::<Vec<_>>().join(", "))
+        })
+        .collect();
+    let b_text: Vec<String> = b.iter().map(|x| expr_to_string(&local(x, &mut inputs))).collect();
+    let fname = plan.namer.fresh("restart_system");
+    let solved: Vec<String> = unknowns
+        .iter()
+        .map(|&u| format!("{}{}", plan.mdae.vars[u].name, "'".repeat(sys.d[&u].saturating_sub(1) as usize)))
+        .collect();
+    let text = function_text(&fname, &entering, names, &inputs, &solved, &a_text, &b_text);
+    let function = parse_class(&text)?;
+    let call_of = |k: usize| {
+        let mut args = vec![exprs::number(&(k + 1).to_string())];
+        args.extend(inputs.iter().cloned());
+        call(&fname, args)
     };
-    let states = (0..d.len()).filter(|&u| d[u] == 1).map(|u| (mdae.vars[u].name.clone(), names[u].clone())).collect();
-    Ok(Ok(System { items, guarded: !affine, states }))
+    // The states that jump: the highest-order state of every unknown of order d ≥ 1.
+    let (mut replicas, mut sources) = (Vec::new(), Vec::new());
+    for (k, &u) in unknowns.iter().enumerate() {
+        let du = sys.d[&u];
+        if du == 0 {
+            continue;
+        }
+        let v = VarId(u as u32);
+        match plan.roles[u] {
+            Role::Varying => {
+                let writer = plan.def(v, du - 1, region).into_iter().find(|&(_, kk)| kk >= du);
+                if let Some((w, _)) = writer {
+                    if let ExprKind::Name(t) = plan.written(w, v, du - 1).kind {
+                        replicas.push((t.as_str().to_string(), call_of(k)));
+                    }
+                }
+            }
+            _ => {
+                if let ExprKind::Name(t) = plan.source(v, du - 1).kind {
+                    sources.push((t.as_str().to_string(), call_of(k)));
+                }
+            }
+        }
+    }
+    Ok(Built { function, replicas, sources })
+}
+
+/// An affine expression as its coefficients (by unknown) and its constant term; `None`
+/// if it is not affine in the unknowns (a product of two, a call of one, …).
+fn linear_parts(e: &Expr, is_unknown: &dyn Fn(&Expr) -> bool) -> Option<(BTreeMap<usize, Expr>, Expr)> {
+    use crate::syntax::ast::UnOp;
+    let zero = || exprs::number("0");
+    let free = |x: &Expr| {
+        let mut found = false;
+        exprs::for_each(x, &mut |y| found |= is_unknown(y));
+        !found
+    };
+    if let Some(u) = placeholder_of(e) {
+        return Some((BTreeMap::from([(u, exprs::number("1"))]), zero()));
+    }
+    if free(e) {
+        return Some((BTreeMap::new(), e.clone()));
+    }
+    let map = |(m, c): (BTreeMap<usize, Expr>, Expr), f: &dyn Fn(Expr) -> Expr| {
+        (m.into_iter().map(|(u, x)| (u, f(x))).collect::<BTreeMap<_, _>>(), f(c))
+    };
+    match &e.kind {
+        ExprKind::Unary(UnOp::Neg, x) => Some(map(linear_parts(x, is_unknown)?, &exprs::neg)),
+        ExprKind::Unary(UnOp::Plus, x) => linear_parts(x, is_unknown),
+        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), xs) => {
+            let (mut m, c) = linear_parts(&xs[0], is_unknown)?;
+            let (m2, c2) = linear_parts(&xs[1], is_unknown)?;
+            let op = *op;
+            for (u, x) in m2 {
+                let prev = m.remove(&u).unwrap_or_else(zero);
+                m.insert(u, binary(op, prev, x));
+            }
+            Some((m, binary(op, c, c2)))
+        }
+        ExprKind::Binary(BinOp::Mul, xs) if free(&xs[0]) => {
+            let k = xs[0].clone();
+            Some(map(linear_parts(&xs[1], is_unknown)?, &|x| binary(BinOp::Mul, k.clone(), x)))
+        }
+        ExprKind::Binary(BinOp::Mul, xs) if free(&xs[1]) => {
+            let k = xs[1].clone();
+            Some(map(linear_parts(&xs[0], is_unknown)?, &|x| binary(BinOp::Mul, x, k.clone())))
+        }
+        ExprKind::Binary(BinOp::Div, xs) if free(&xs[1]) => {
+            let k = xs[1].clone();
+            Some(map(linear_parts(&xs[0], is_unknown)?, &|x| binary(BinOp::Div, x, k.clone())))
+        }
+        _ => None,
+    }
+}
+
+/// The text of the restart function: A w = b assembled from its inputs, Gaussian
+/// elimination with partial pivoting (every loop bound a literal), the k-th unknown.
+fn function_text(
+    fname: &str,
+    entering: &str,
+    restores: &[String],
+    inputs: &[Expr],
+    solved: &[String],
+    a: &[String],
+    b: &[String],
+) -> String {
+    let n = a.len();
+    let esc = |s: &str| s.replace('\\', "/").replace('"', "'");
+    let mut t = format!(
+        "function {fname} \"restart system entering `{}` (paper 000 §5.1; restores {}): unknown k of A w = b, from the left limits\"\n",
+        esc(entering),
+        esc(&restores.join(" "))
+    );
+    t.push_str("  input Integer k \"which unknown\";\n");
+    for (i, x) in inputs.iter().enumerate() {
+        t.push_str(&format!("  input Real in{} \"{}\";\n", i + 1, esc(&expr_to_string(x))));
+    }
+    t.push_str(&format!(
+        "  output Real wk \"unknown k: {}\";\nprotected\n  Real M[{n}, {n}];\n  Real r[{n}];\n  Real w[{n}];\n  Integer p;\n  Real t;\nalgorithm\n",
+        esc(&solved.join(" "))
+    ));
+    t.push_str(&format!("  M := {{{}}};\n  r := {{{}}};\n", a.join(", "), b.join(", ")));
+    t.push_str(&format!(
+        "  for c in 1:{n} loop\n    p := c;\n    for i in 1:{n} loop\n      if i > c and abs(M[i, c]) > abs(M[p, c]) then\n        p := i;\n      end if;\n    end for;\n    for j in 1:{n} loop\n      t := M[c, j];\n      M[c, j] := M[p, j];\n      M[p, j] := t;\n    end for;\n    t := r[c];\n    r[c] := r[p];\n    r[p] := t;\n    for i in 1:{n} loop\n      if i > c then\n        t := M[i, c] / M[c, c];\n        for j in 1:{n} loop\n          M[i, j] := M[i, j] - t * M[c, j];\n        end for;\n        r[i] := r[i] - t * r[c];\n      end if;\n    end for;\n  end for;\n"
+    ));
+    t.push_str(&format!(
+        "  for q in 1:{n} loop\n    t := r[{m} - q];\n    for j in 1:{n} loop\n      if j > {m} - q then\n        t := t - M[{m} - q, j] * w[j];\n      end if;\n    end for;\n    w[{m} - q] := t / M[{m} - q, {m} - q];\n  end for;\n  wk := w[k];\nend {fname};\n",
+        m = n + 1
+    ));
+    t
+}
+
+/// The one class of a generated text (an internal error, never a panic, if it does not parse).
+fn parse_class(text: &str) -> Result<ClassDef, String> {
+    let def = crate::syntax::parse(text)
+        .map_err(|e| format!("internal error: the restart function does not parse ({e:?})"))?;
+    def.classes.into_iter().next().ok_or_else(|| "internal error: no restart function".to_string())
 }

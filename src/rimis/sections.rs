@@ -1,8 +1,8 @@
 //! The sections of paper 000 §4.6.3, one function each: REPL (the replicated
 //! equations of every block, with the §4.7 guard of nonlinear blocks), MULTI (the
 //! multiplexers), DIFF (`der(ρ^i) = ρ^{i+1}`), REINIT (a state replicate takes the
-//! source's value when its mode is entered) and INIT (a state replicate takes the
-//! source's `start`/`fixed`). DECL is the plan's list of declared names.
+//! source's value when its mode is entered); INIT is `init.rs`. DECL is the plan's list of
+//! declared names.
 
 use super::exprs::{self, binary, call, name, number, rewrite, simple};
 use super::plan::{Plan, Role};
@@ -104,16 +104,22 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
         let res = binary(BinOp::Sub, l.clone(), r.clone());
         constant_coefficients(&res, &is_written, &|x: &Expr| is_real(plan, x))
     });
-    if unconditional || regular {
+    // A conditional block is computed in every mode unless guarded: only where every
+    // expression is defined everywhere (the input evaluated it in its modes only).
+    let constant = |n: &str| plan.mdae.time_invariant.contains(n);
+    let total = out.iter().all(|(l, r)| symbolic::is_total(l, &constant) && symbolic::is_total(r, &constant));
+    if unconditional || (regular && total) {
         let mut items: Vec<Item> = out.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect();
         if let Some(first) = items.first_mut() {
             first.comment = Some(label);
         }
         return Ok(items);
     }
-    // §4.7: outside its modes a nonlinear block assigns its matched variables a default.
+    // §4.7: outside its modes a nonlinear block, or one whose expressions are not
+    // defined everywhere, assigns its matched variables a default.
     let mut item = Item::new(guarded(plan.cond_expr(&cond), out, &written));
-    item.comment = Some(format!("{label} (nonlinear: trivial outside its modes, paper 000 §4.7)"));
+    let why = if regular { "partial: division, root or function" } else { "nonlinear" };
+    item.comment = Some(format!("{label} ({why}: trivial outside its modes, paper 000 §4.7)"));
     Ok(vec![item])
 }
 
@@ -160,7 +166,7 @@ pub(crate) fn constant_coefficients(e: &Expr, written: &dyn Fn(&Expr) -> bool, r
 /// derivative, or `der` of one)?
 fn is_real(plan: &Plan, x: &Expr) -> bool {
     match exprs::occurrence(x) {
-        Some((n, k)) => plan.by_name.contains_key(n) || plan.declared.iter().any(|d| d.0 == n) || k > 0,
+        Some((n, k)) => plan.by_name.contains_key(n) || plan.is_declared(n) || k > 0,
         None => false,
     }
 }
@@ -288,104 +294,35 @@ pub(crate) fn diff(plan: &mut Plan) -> Vec<Item> {
 }
 
 /// REINIT: entering a writer's modes, its state replicates take the source's values:
-/// `when cond(b) then reinit(ρ^i, pre(u^(i))); end when;`.
-pub(crate) fn reinit(plan: &mut Plan) -> Vec<Item> {
+/// `when cond(b) then reinit(ρ^i, pre(u^(i))); end when;` — or, for a replicate that a
+/// restart system restores on entering exactly those modes (`restarts`: region,
+/// replicate, value), the restart value.
+pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<Item> {
     let mut out = Vec::new();
     for u in plan.mdae.var_ids() {
         if plan.roles[u.index()] != Role::Varying {
             continue;
         }
         for (b, k) in plan.writers[u.index()].clone() {
+            let mode = plan.cond(plan.block_cond[b]).clone();
             let mut body = Vec::new();
             for i in 0..k {
                 let target = plan.written(b, u, i);
-                let source = plan.source(u, i);
-                body.push(exprs::reinit(target, call("pre", vec![source])));
+                let restart = restarts.iter().find(|(r, n, _)| {
+                    r.and(&plan.care) == mode && matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n)
+                });
+                let value = match restart {
+                    Some((_, _, v)) => v.clone(),
+                    None => call("pre", vec![plan.source(u, i)]),
+                };
+                body.push(exprs::reinit(target, value));
             }
             if body.is_empty() {
                 continue;
             }
-            let cond = plan.cond_expr(&plan.cond(plan.block_cond[b]).clone());
+            let cond = plan.cond_expr(&mode);
             out.push(Item::new(exprs::equation(EquationKind::When { branches: vec![(cond, body)] })));
         }
     }
     out
-}
-
-/// INIT: the state replicates ρ^0 of varying variables, which take the source's
-/// `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
-pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
-    let mut out = Vec::new();
-    for u in plan.mdae.var_ids() {
-        if plan.roles[u.index()] != Role::Varying {
-            continue;
-        }
-        for (b, k) in plan.writers[u.index()].clone() {
-            if k > 0 {
-                if let ExprKind::Name(n) = plan.written(b, u, 0).kind {
-                    out.push((n.as_str().to_string(), u));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// INIT, consistency: in the modes where an equation e has offset c ≥ 1, RIMIS integrates
-/// e^(c) and e … e^(c-1) must hold at the start. Where that is so in every mode, each of
-/// them becomes an initial equation on the source variables (omc's index reduction keeps
-/// them as equations; without them the states of e start from their `start` values, and
-/// `flange_b.phi = flange_a.phi` may be false from t = 0). Not written, and returned by
-/// name: the conditional ones (the initial mode is known only at run time), and those
-/// reading a derivative the output does not name.
-pub(crate) fn init_consistency(plan: &mut Plan, ctx: &DiffContext) -> Result<InitConsistency, RimisError> {
-    let mut items = Vec::new();
-    let (mut conditional, mut unnamed) = (Vec::new(), Vec::new());
-    for e in plan.mdae.eq_ids() {
-        let live: Vec<u32> =
-            plan.cdg.offsets[e.index()].iter().filter(|(_, m)| !m.and(&plan.care).is_false()).map(|x| x.0).collect();
-        let c = live.iter().copied().min().unwrap_or(0);
-        let eq = plan.mdae.eq(e);
-        if c == 0 {
-            if live.iter().any(|&k| k > 0) {
-                conditional.push(eq.id.clone());
-            }
-            continue;
-        }
-        let care = plan.care.clone();
-        let (l, r) = sides_under(plan, &eq.body, &care);
-        for j in 0..c {
-            let diff = |x: &Expr| {
-                symbolic::differentiate_n(x, j, ctx)
-                    .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
-            };
-            let (dl, dr) = (diff(&l)?, diff(&r)?);
-            let mut missing = false;
-            let mut on_sources = |x: &Expr| {
-                rewrite(x, &mut |y| {
-                    let (n, i) = exprs::occurrence(y)?;
-                    let u = *plan.by_name.get(n)?;
-                    let found = plan.existing_source(u, i);
-                    missing |= found.is_none();
-                    found
-                })
-            };
-            let item = simple(symbolic::simplify(&on_sources(&dl)), symbolic::simplify(&on_sources(&dr)));
-            if missing {
-                unnamed.push(format!("{}{}", eq.id, "'".repeat(j as usize)));
-                continue;
-            }
-            let mut item = Item::new(item);
-            item.comment = Some(format!("consistency: {}{} holds at the start", eq.id, "'".repeat(j as usize)));
-            items.push(item);
-        }
-    }
-    Ok(InitConsistency { items, conditional, unnamed })
-}
-
-/// What [`init_consistency`] writes, and what it leaves out.
-pub(crate) struct InitConsistency {
-    pub items: Vec<Item>,
-    pub conditional: Vec<String>,
-    pub unnamed: Vec<String>,
 }

@@ -14,6 +14,7 @@ use crate::syntax::ast::{
 };
 use crate::syntax::ast::{Comment, ComponentRef, Ident, RefPart, text};
 use crate::syntax::printer::write_cref;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 pub(crate) struct Source<'a> {
@@ -26,6 +27,8 @@ pub(crate) struct Source<'a> {
     /// Every equation of the equation sections, in order (for a pass-through).
     all: Vec<Equation>,
     pub kept_parts: Vec<ClassPart>,
+    /// Declared name → (element, declaration) in `elements` ([`Source::declaration`]).
+    by_name: std::cell::OnceCell<FxHashMap<String, (usize, usize)>>,
 }
 
 impl<'a> Source<'a> {
@@ -66,6 +69,7 @@ impl<'a> Source<'a> {
             kept: mdae.passed.clone(),
             all: Vec::new(),
             kept_parts: Vec::new(),
+            by_name: std::cell::OnceCell::new(),
         };
         for part in &comp.parts {
             match part {
@@ -84,9 +88,9 @@ impl<'a> Source<'a> {
         Ok(src)
     }
 
-    /// Every equation of the input's equation sections (pass-through).
-    pub(crate) fn all_equations(&self) -> Vec<super::Item> {
-        self.all.iter().cloned().map(super::Item::new).collect()
+    /// Every equation of the input's equation sections (pass-through), moved out.
+    pub(crate) fn take_all_equations(&mut self) -> Vec<super::Item> {
+        std::mem::take(&mut self.all).into_iter().map(super::Item::new).collect()
     }
 
     /// New plain names for the nested classes (functions, records, types) whose names are
@@ -127,15 +131,30 @@ impl<'a> Source<'a> {
             .collect()
     }
 
-    fn declarations(&self) -> impl Iterator<Item = (&Component, &Declaration)> {
-        self.elements
-            .iter()
-            .filter_map(|e| if let Element::Component(c) = e { Some(c) } else { None })
-            .flat_map(|c| c.declarations.iter().map(move |d| (c, d)))
+    /// The first declaration of `var` (by an index built on first use: a scan per mode
+    /// variable and per state replicate was quadratic on Westinghouse). omc's scalarised
+    /// `Real 'x'[1];` declares the scalar `'x'[1]` ([`declared_name`]).
+    fn declaration(&self, var: &str) -> Option<&Declaration> {
+        let index = self.by_name.get_or_init(|| {
+            let mut index = FxHashMap::default();
+            for (e, element) in self.elements.iter().enumerate() {
+                if let Element::Component(c) = element {
+                    for (k, d) in c.declarations.iter().enumerate() {
+                        index.entry(declared_name(d)).or_insert((e, k));
+                    }
+                }
+            }
+            index
+        });
+        let &(e, k) = index.get(var)?;
+        match &self.elements[e] {
+            Element::Component(c) => c.declarations.get(k),
+            _ => None,
+        }
     }
 
-    fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
-        let (_, d) = self.declarations().find(|(_, d)| declares(d, var))?;
+    pub(crate) fn modifier(&self, var: &str, arg: &str) -> Option<&Expr> {
+        let d = self.declaration(var)?;
         let cm = d.modification.as_ref()?.class_mod.as_ref()?;
         let a = cm.args.iter().find(|a| a.name.text.as_str() == arg)?;
         a.value.as_ref()
@@ -153,7 +172,7 @@ impl<'a> Source<'a> {
             let Element::Component(c) = e else { continue };
             let mut decls = c.declarations.to_vec();
             for d in &mut decls {
-                if names.iter().any(|n| declares(d, n)) {
+                if names.iter().any(|n| *n == declared_name(d)) {
                     d.modification = without(d.modification.take(), "fixed");
                 }
             }
@@ -162,15 +181,23 @@ impl<'a> Source<'a> {
         out
     }
 
-    /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT).
-    pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>) -> Element {
+    /// Whether `var` is declared `fixed = true`.
+    pub(crate) fn is_fixed(&self, var: &str) -> bool {
+        matches!(self.modifier(var, "fixed").map(|e| &e.kind), Some(ExprKind::Bool(true)))
+    }
+
+    /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT; `fixed`
+    /// left out when `free`).
+    pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>, free: bool) -> Element {
         let class_mod = init.and_then(|v| {
-            let (_, d) = self.declarations().find(|(_, d)| declares(d, v))?;
+            let d = self.declaration(v)?;
             let cm = d.modification.as_ref()?.class_mod.as_ref()?;
             let args: Vec<_> = cm
                 .args
                 .iter()
-                .filter(|a| matches!(a.name.text.as_str(), "start" | "fixed" | "nominal"))
+                .filter(|a| {
+                    matches!(a.name.text.as_str(), "start" | "nominal") || (!free && a.name.text.as_str() == "fixed")
+                })
                 .cloned()
                 .collect();
             (!args.is_empty()).then(|| ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY })
@@ -210,14 +237,14 @@ fn without(m: Option<Box<Modification>>, arg: &str) -> Option<Box<Modification>>
 }
 
 /// Does `d` declare the scalar `var` (`x`, or an element `x[2]` omc scalarised)?
-fn declares(d: &Declaration, var: &str) -> bool {
-    let base = cref_text(&d.name);
-    if d.dims.is_empty() {
-        return base == var;
+/// The name a declaration is found by: its name, with its subscripts when it has some
+/// (omc's scalarised `Real 'x'[1];` is the scalar `'x'[1]`).
+fn declared_name(d: &Declaration) -> String {
+    let mut name = cref_text(&d.name);
+    if !d.dims.is_empty() {
+        crate::syntax::printer::expr::write_subscripts(&mut name, &d.dims);
     }
-    let mut element = base;
-    crate::syntax::printer::expr::write_subscripts(&mut element, &d.dims);
-    element == var
+    name
 }
 
 fn cref_text(r: &ComponentRef) -> String {

@@ -2,8 +2,12 @@
 //! little-endian variable-length binary encoding"): bit k of the value is true exactly
 //! in the modes (or mode × matching valuations) of `bits[k]`. Arithmetic is ripple-carry
 //! on BDDs: `add`, `sub` (wraps; callers mask modes where it would underflow), `max`,
-//! comparisons and `ite`.
+//! comparisons and `ite`. The high bits of small numbers are constant: every operation
+//! goes through [`super::ops`], which skips the BDD operation where an operand is constant,
+//! so a wide vector of small values costs little more than a narrow one (issue 15: the dual
+//! fixpoint on Westinghouse N = 1000 spent most of its time xor-ing false with false).
 
+use super::ops::{and, and_not, iff, ite, or, xor};
 use biodivine_lib_bdd::{Bdd, BddVariableSet};
 
 #[derive(Clone, Debug)]
@@ -19,7 +23,7 @@ impl BitVec {
 
     /// `if c then a else b`, bitwise.
     pub fn ite(c: &Bdd, a: &BitVec, b: &BitVec) -> BitVec {
-        BitVec { bits: a.bits.iter().zip(&b.bits).map(|(x, y)| Bdd::if_then_else(c, x, y)).collect() }
+        BitVec { bits: a.bits.iter().zip(&b.bits).map(|(x, y)| ite(c, x, y)).collect() }
     }
 
     /// a + b (modulo 2^width).
@@ -27,9 +31,9 @@ impl BitVec {
         let mut carry = set.mk_false();
         let mut bits = Vec::with_capacity(self.bits.len());
         for (a, b) in self.bits.iter().zip(&other.bits) {
-            let axb = a.xor(b);
-            bits.push(axb.xor(&carry));
-            carry = a.and(b).or(&carry.and(&axb));
+            let axb = xor(a, b);
+            bits.push(xor(&axb, &carry));
+            carry = or(&and(a, b), &and(&carry, &axb));
         }
         BitVec { bits }
     }
@@ -39,10 +43,10 @@ impl BitVec {
         let mut borrow = set.mk_false();
         let mut bits = Vec::with_capacity(self.bits.len());
         for (a, b) in self.bits.iter().zip(&other.bits) {
-            let axb = a.xor(b);
-            bits.push(axb.xor(&borrow));
+            let axb = xor(a, b);
+            bits.push(xor(&axb, &borrow));
             // borrow out = (!a & b) | (!(a ^ b) & borrow)
-            borrow = b.and_not(a).or(&borrow.and_not(&axb));
+            borrow = or(&and_not(b, a), &and_not(&borrow, &axb));
         }
         BitVec { bits }
     }
@@ -52,14 +56,14 @@ impl BitVec {
         // From the least significant bit up: ge = (a_k & !b_k) | (!(a_k ^ b_k) & ge_below).
         let mut ge = set.mk_true();
         for (a, b) in self.bits.iter().zip(&other.bits) {
-            ge = a.and_not(b).or(&ge.and_not(&a.xor(b)));
+            ge = or(&and_not(a, b), &and_not(&ge, &xor(a, b)));
         }
         ge
     }
 
     /// Where a = b.
     pub fn eq(&self, other: &BitVec, set: &BddVariableSet) -> Bdd {
-        self.bits.iter().zip(&other.bits).fold(set.mk_true(), |acc, (a, b)| acc.and(&a.iff(b)))
+        self.bits.iter().zip(&other.bits).fold(set.mk_true(), |acc, (a, b)| and(&acc, &iff(a, b)))
     }
 
     pub fn max(&self, other: &BitVec, set: &BddVariableSet) -> BitVec {
@@ -68,12 +72,10 @@ impl BitVec {
 
     /// Where the value is exactly `value`.
     pub fn is(&self, value: u64, set: &BddVariableSet) -> Bdd {
-        self.bits.iter().enumerate().fold(
-            set.mk_true(),
-            |acc, (k, b)| {
-                if value >> k & 1 == 1 { acc.and(b) } else { acc.and_not(b) }
-            },
-        )
+        self.bits
+            .iter()
+            .enumerate()
+            .fold(set.mk_true(), |acc, (k, b)| if value >> k & 1 == 1 { and(&acc, b) } else { and_not(&acc, b) })
     }
 
     /// The partition of `within` by value: (value, modes) for every value taken.
@@ -94,7 +96,7 @@ impl BitVec {
     }
 
     pub fn same(&self, other: &BitVec) -> bool {
-        self.bits.iter().zip(&other.bits).all(|(a, b)| a.iff(b).is_true())
+        self.bits.iter().zip(&other.bits).all(|(a, b)| a == b)
     }
 }
 
@@ -124,6 +126,68 @@ mod tests {
             assert_eq!(at(&a.max(&b, &set)), ia.max(ib));
             assert_eq!(holds(&a.ge(&b, &set)), ia >= ib);
             assert_eq!(holds(&a.eq(&b, &set)), ia == ib);
+        }
+    }
+
+    /// Random mode-dependent values over 3 variables (some constant, so the shortcuts for
+    /// constant bits run), against integer arithmetic in all 8 valuations.
+    #[test]
+    fn shortcuts_for_constant_bits_agree_with_integers() {
+        let set = BddVariableSet::new_anonymous(3);
+        let v = set.variables();
+        let mut seed = 11u64;
+        let mut rnd = |m: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let valuations: Vec<[bool; 3]> = (0..8).map(|b| [b & 1 == 1, b & 2 == 2, b & 4 == 4]).collect();
+        let at = |bv: &BitVec, val: &[bool; 3]| {
+            bv.bits.iter().enumerate().fold(0u64, |acc, (k, b)| {
+                let r: Vec<_> = v.iter().zip(val).map(|(&x, &y)| (x, y)).collect();
+                acc | (u64::from(b.restrict(&r).is_true()) << k)
+            })
+        };
+        let holds = |b: &Bdd, val: &[bool; 3]| {
+            b.restrict(&v.iter().zip(val).map(|(&x, &y)| (x, y)).collect::<Vec<_>>()).is_true()
+        };
+        for _ in 0..200 {
+            // A value per valuation (constant a third of the time), width 5.
+            let mut make = || {
+                let constant = rnd(3) == 0;
+                let first = rnd(12);
+                let values: Vec<u64> = (0..8).map(|_| if constant { first } else { rnd(12) }).collect();
+                let bits = (0..5)
+                    .map(|k| {
+                        valuations.iter().zip(&values).filter(|(_, x)| *x >> k & 1 == 1).fold(
+                            set.mk_false(),
+                            |acc, (val, _)| {
+                                let cube = v.iter().zip(val).fold(set.mk_true(), |c, (&x, &y)| {
+                                    let lit = set.mk_var(x);
+                                    c.and(&if y { lit } else { lit.not() })
+                                });
+                                acc.or(&cube)
+                            },
+                        )
+                    })
+                    .collect();
+                (BitVec { bits }, values)
+            };
+            let ((a, va), (b, vb)) = (make(), make());
+            for (n, val) in valuations.iter().enumerate() {
+                let (x, y) = (va[n], vb[n]);
+                assert_eq!(at(&a.add(&b, &set), val), (x + y) % 32);
+                assert_eq!(at(&a.sub(&b, &set), val), (x + 32 - y) % 32);
+                assert_eq!(at(&a.max(&b, &set), val), x.max(y));
+                assert_eq!(holds(&a.ge(&b, &set), val), x >= y);
+                assert_eq!(holds(&a.eq(&b, &set), val), x == y);
+                assert_eq!(holds(&a.is(y, &set), val), x == y);
+            }
+            assert_eq!(a.same(&b), va == vb);
+            let parts = a.partition(&set.mk_true(), &set);
+            for (n, val) in valuations.iter().enumerate() {
+                let here: Vec<u32> = parts.iter().filter(|(_, m)| holds(m, val)).map(|p| p.0).collect();
+                assert_eq!(here, vec![va[n] as u32]);
+            }
         }
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! 1. ⇝ (§4.6.1): for edges e = (i, j), e' = (i', j) with i ≠ i',
 //!    `i ⇝ i'` holds where T_e ∧ Ξ_e' ∧ ¬T_e', Ξ_e' = χ_E(e') ∧ d_j = c_i' + σ_e'.
-//! 2. SCCs (§4.6.2): Tarjan on the union of ⇝ over all modes first; the transitive closure
-//!    (BDD Floyd–Warshall) only inside each union SCC; `same(a, b)` = a ⇝* b ∧ b ⇝* a.
+//! 2. SCCs (§4.6.2): Tarjan on the union of ⇝ over all modes first; inside each union SCC,
+//!    `same(a, b)` = a ⇝* b ∧ b ⇝* a for the pairs that share a block in some mode only
+//!    ([`same_blocks`]: elimination, not the paper's all-pairs closure, which was cubic on
+//!    the compressible building, whose union SCC holds every equation).
 //! 3. Block instances (our design; the paper leaves it open): equation i is the
 //!    representative of its block where no smaller equation of its union SCC is `same`;
 //!    that condition is split by membership of every larger equation, then by the offsets
@@ -18,13 +20,14 @@
 //!    building N = 10: 45 s to 1.7 s).
 
 use super::bits::BitVec;
+use super::closure::same_blocks;
 use super::primal::Primal;
 use super::{Encoding, Stats};
 use crate::analysis::cdg::{Block, Edge};
 use crate::analysis::explicit::block;
+use crate::analysis::scc::components;
 use crate::analysis::sigma::BlockInstance;
 use biodivine_lib_bdd::Bdd;
-use petgraph::graph::DiGraph;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) struct Graph {
@@ -191,28 +194,33 @@ fn instances(
 ) -> BTreeMap<BlockInstance, Bdd> {
     let set = enc.set();
     let n = enc.mdae.equations.len();
-    let mut g: DiGraph<usize, ()> = DiGraph::new();
-    let nodes: Vec<_> = (0..n).map(|i| g.add_node(i)).collect();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &(a, b) in rel.keys() {
-        g.add_edge(nodes[a], nodes[b], ());
+        succ[a].push(b);
     }
+    // The encoding's order of the equations (a path decomposition): the elimination order.
+    let position: Vec<usize> = enc
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|&k| enc.edges[k].bdd_var.to_index()).min().unwrap_or(usize::MAX))
+        .collect();
     let mut out: BTreeMap<BlockInstance, Bdd> = BTreeMap::new();
-    for scc in petgraph::algo::tarjan_scc(&g) {
-        let mut members: Vec<usize> = scc.iter().map(|&x| g[x]).collect();
+    for mut members in components(&succ) {
         members.sort_unstable();
-        let same = closure(enc, &members, rel);
+        // Only the pairs that share a block in some mode (the others never do).
+        let same = same_blocks(set, &members, &|a| position[a], rel);
         stats.see_all(same.values());
-        for (pos, &i) in members.iter().enumerate() {
+        for &i in &members {
+            let partners = || same.range((i, 0)..(i + 1, 0)).map(|(&(_, b), s)| (b, s));
             let mut rep = primal.regular.clone();
-            for &a in &members[..pos] {
-                rep = rep.and_not(&same[&(i, a)]);
+            for (_, s) in partners().filter(|&(a, _)| a < i) {
+                rep = rep.and_not(s);
             }
             if rep.is_false() {
                 continue;
             }
             let mut leaves = vec![(Leaf { members: vec![i], ..Leaf::default() }, rep)];
-            for &b in &members[pos + 1..] {
-                let s = same[&(i, b)].clone();
+            for (b, s) in partners().filter(|&(b, _)| b > i) {
                 leaves = split(leaves, &|_, _| vec![(s.clone(), Fix::Member(b)), (s.not(), Fix::Nothing)]);
             }
             for (leaf, cond) in refine(enc, primal, values, leaves) {
@@ -227,42 +235,6 @@ fn instances(
         }
     }
     out
-}
-
-/// `same[(a, b)]` for a, b in one union SCC: the modes where a ⇝* b and b ⇝* a.
-fn closure(enc: &Encoding, members: &[usize], rel: &BTreeMap<(usize, usize), Bdd>) -> BTreeMap<(usize, usize), Bdd> {
-    let set = enc.set();
-    let mut reach: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
-    for &a in members {
-        for &b in members {
-            let r = if a == b { set.mk_true() } else { rel.get(&(a, b)).cloned().unwrap_or_else(|| set.mk_false()) };
-            reach.insert((a, b), r);
-        }
-    }
-    if members.len() > 1 {
-        for &k in members {
-            for &a in members {
-                let ak = reach[&(a, k)].clone();
-                if ak.is_false() {
-                    continue;
-                }
-                for &b in members {
-                    let via = ak.and(&reach[&(k, b)]);
-                    if !via.is_false() {
-                        let e = reach.get_mut(&(a, b)).expect("pair of members");
-                        *e = e.or(&via);
-                    }
-                }
-            }
-        }
-    }
-    let mut same = BTreeMap::new();
-    for &a in members {
-        for &b in members {
-            same.insert((a, b), reach[&(a, b)].and(&reach[&(b, a)]));
-        }
-    }
-    same
 }
 
 /// Splits member sets by offsets, matchings, written orders and read orders.

@@ -19,7 +19,9 @@
 
 mod bits;
 mod blocks;
+mod closure;
 mod dual;
+mod ops;
 mod optimal;
 mod order;
 mod primal;
@@ -27,7 +29,7 @@ mod singular;
 mod stats;
 
 pub use order::Order;
-pub use stats::Stats;
+pub use stats::{NODE_LIMIT, Stats, WORK_LIMIT};
 
 use super::AnalysisError;
 use super::cdg::Cdg;
@@ -83,6 +85,13 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     stats.phase("encode");
     let primal = primal::solve(&enc, stats);
     stats.phase("primal");
+    if stats.over_limit {
+        return Err(AnalysisError::TooLarge {
+            modes: mdae.modes.len(),
+            nodes: stats::NODE_LIMIT,
+            work: stats::WORK_LIMIT,
+        });
+    }
     let (c, d) = dual::solve(&enc, &primal)?;
     stats.see_all(c.iter().chain(&d).flat_map(|v| &v.bits));
     stats.phase("dual");
@@ -159,12 +168,12 @@ fn encode(mdae: &Mdae, order: Order) -> Result<Encoding<'_>, AnalysisError> {
     }
     mode_vars.sort_unstable_by_key(|&(m, _)| m);
     let mode_vars: Vec<BddVariable> = mode_vars.into_iter().map(|(_, v)| v).collect();
-    let space = ModeSpace {
+    let space = ModeSpace::new(
         set,
         mode_vars,
-        names: mdae.modes.iter().map(|m| m.name.clone()).collect(),
-        groups: super::modes::groups_of(mdae),
-    };
+        mdae.modes.iter().map(|m| m.name.clone()).collect(),
+        super::modes::groups_of(mdae),
+    );
     let max_order = mdae.equations.iter().flat_map(|e| e.incidence.iter().map(|i| i.order as u64)).max().unwrap_or(0);
     // c, d ≤ n · max σ (Pryce); two spare bits keep the sums of the fixpoint exact.
     let bound = (mdae.equations.len() as u64 + 1) * (max_order + 1) * 2;

@@ -26,6 +26,7 @@
 //! maximum-weight matching in the variable order.
 
 use super::Stats;
+use super::ops::{and, and_not, or};
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet, op_function};
 
 /// (∃E_b.X_b, [P_1 … P_n]) for the variables `vars` (sorted) with their constraint
@@ -45,12 +46,17 @@ pub(super) fn steps(
         // choice[u]: prefixes x_1…x_k whose value is top − u (u ≥ 0, smaller is better).
         let mut choice = vec![set.mk_false(); top + levels.len()];
         for (delta, level) in levels.iter().enumerate() {
-            let b = level.and(&bucket[k]);
-            choice[top + delta] = choice[top + delta].or(&b.and_not(&x));
-            let on = b.and(&x);
+            let b = and(level, &bucket[k]);
+            choice[top + delta] = or(&choice[top + delta], &and_not(&b, &x));
+            let on = and(&b, &x);
             for (s, modes) in &sigma[k] {
                 let u = top - *s as usize + delta;
-                choice[u] = choice[u].or(&on.and(modes));
+                choice[u] = or(&choice[u], &and(&on, modes));
+                stats.see(&choice[u]);
+            }
+            stats.see(&choice[top + delta]);
+            if stats.over_limit {
+                return (set.mk_false(), Vec::new());
             }
         }
         // best[u]: prefixes x_1…x_{k−1} whose best choice has value top − u; L_k.
@@ -58,39 +64,54 @@ pub(super) fn steps(
         let mut best = Vec::with_capacity(choice.len());
         let mut step = set.mk_false();
         for c in &choice {
-            let g = c.exists(&vars[k..=k]).and_not(&reached);
-            reached = reached.or(&g);
-            step = step.or(&c.and(&g));
+            let g = if c.is_false() { c.clone() } else { and_not(&c.var_exists(vars[k]), &reached) };
+            reached = or(&reached, &g);
+            step = or(&step, &and(c, &g));
+            stats.see(&step);
+            stats.see(&reached);
+            if stats.over_limit {
+                return (set.mk_false(), Vec::new());
+            }
             best.push(g);
         }
         let step = step.var_pick(vars[k]);
         stats.see(&step);
         steps.push(step);
-        levels = normalise(&best, &vars[..k], set);
+        levels = normalise(&best, &vars[..k], set, stats);
         stats.see_all(&levels);
+        if stats.over_limit {
+            return (set.mk_false(), Vec::new());
+        }
     }
     steps.reverse();
     let exists = levels.iter().fold(set.mk_false(), |acc, l| acc.or(l));
     (exists, steps)
 }
 
+/// ∃`vars`.`b` for sorted `vars`, without the set biodivine's `exists` builds from the list
+/// (O(|vars|) per call: quadratic over a block's edges, issue 15); the same result.
+fn exists_sorted(b: &Bdd, vars: &[BddVariable]) -> Bdd {
+    b.exists_trigger(|v| vars.binary_search(&v).is_ok())
+}
+
 /// Shifts `best` (by u) per mode so that the smallest u of the mode becomes δ = 0.
-fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet) -> Vec<Bdd> {
+fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet, stats: &mut Stats) -> Vec<Bdd> {
     // shift[t]: the modes whose smallest u is t.
     let mut seen = set.mk_false();
     let mut shift = Vec::with_capacity(best.len());
     for g in best {
-        let modes = g.exists(prefix);
-        shift.push(modes.and_not(&seen));
-        seen = seen.or(&modes);
+        let modes = if g.is_false() { g.clone() } else { exists_sorted(g, prefix) };
+        shift.push(and_not(&modes, &seen));
+        seen = or(&seen, &modes);
+        stats.see(&seen);
     }
     let mut levels: Vec<Bdd> = (0..best.len())
         .map(|delta| {
-            shift
-                .iter()
-                .zip(&best[delta..])
-                .filter(|(s, _)| !s.is_false())
-                .fold(set.mk_false(), |acc, (s, g)| acc.or(&s.and(g)))
+            shift.iter().zip(&best[delta..]).filter(|(s, _)| !s.is_false()).fold(set.mk_false(), |acc, (s, g)| {
+                let x = or(&acc, &and(s, g));
+                stats.see(&x);
+                x
+            })
         })
         .collect();
     while levels.len() > 1 && levels.last().is_some_and(Bdd::is_false) {
@@ -122,15 +143,21 @@ pub(super) fn marginals(set: &BddVariableSet, vars: &[BddVariable], steps: &[Bdd
     for k in (0..n).rev() {
         beta[k] = Bdd::binary_op_with_exists(&steps[k], &beta[k + 1], op_function::and, &vars[k..=k]);
         stats.see(&beta[k]);
+        if stats.over_limit {
+            return vec![set.mk_false(); n];
+        }
     }
     let mut alpha = set.mk_true();
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
-        let here = alpha.and(&steps[k]);
-        let chosen = here.and(&beta[k + 1]).and(&set.mk_var(vars[k]));
-        out.push(chosen.exists(vars));
+        let here = and(&alpha, &steps[k]);
+        let chosen = and(&and(&here, &beta[k + 1]), &set.mk_var(vars[k]));
+        out.push(exists_sorted(&chosen, vars));
         alpha = here.exists(&retire[k]);
         stats.see(&alpha);
+        if stats.over_limit {
+            return vec![set.mk_false(); n];
+        }
     }
     out
 }

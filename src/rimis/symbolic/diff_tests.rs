@@ -173,3 +173,20 @@ fn user_functions() {
     let e = dt_in(&fns, "P.rec(x)").unwrap_err();
     assert!(e.to_string().contains("recursive"), "{e}");
 }
+
+#[test]
+fn long_products_group_repeated_factors() {
+    let ctx = DiffContext { functions: &Functions::default(), is_constant: &constant };
+    let product = |n: usize, f: &str| vec![f; n].join(" * ");
+    // 129 factors (../shared/repro/slow_product_x129.mo), twice: linear, not n³.
+    let e = parse_expr(&product(129, "x"));
+    assert_eq!(dt(&product(129, "x")), "129 * x ^ 128 * der(x)");
+    let twice = show(&differentiate_n(&e, 2, &ctx).unwrap());
+    assert_eq!(twice, "16512 * x ^ 127 * der(x) * der(x) + 129 * x ^ 128 * der(der(x))");
+    // Mixed factors, constants kept in place: p is constant, y appears once.
+    assert_eq!(dt(&format!("p * {} * y", product(16, "x"))), "p * y * (16 * x ^ 15 * der(x)) + p * x ^ 16 * der(y)");
+    // Below the threshold, or without a repeated factor: the binary rule, as before.
+    assert_eq!(dt("x * x * x"), "(der(x) * x + x * der(x)) * x + x * x * der(x)");
+    let distinct: Vec<String> = (0..16).map(|i| format!("x{i}")).collect();
+    assert!(dt(&distinct.join(" * ")).starts_with("((((((((((((((der(x0) * x1"));
+}

@@ -27,6 +27,14 @@ fn ends_equations(word: &str) -> bool {
     )
 }
 
+/// True if an equation or statement that starts with `word` is not read as an
+/// expression (`lhs = rhs` or a call): the word ends the list or starts a structured
+/// item. The printer parenthesises an expression that would start with such a word
+/// (`(if c then a else b) = x;`, `(initial());`).
+pub(crate) fn diverts_item(word: &str) -> bool {
+    ends_equations(word) || matches!(word, "if" | "for" | "when" | "while" | "connect" | "return" | "break")
+}
+
 impl<'s> Parser<'s> {
     /// Equations up to a word that ends the list (not consumed).
     pub(crate) fn equations(&self, i: &'s str) -> PResult<'s, Vec<Equation>> {

@@ -198,6 +198,12 @@ impl<'s> Parser<'s> {
                 loop {
                     match b.get(k) {
                         None => return Err(Err::Failure(PError::unterminated(i, "quoted identifier is never closed"))),
+                        // Q-IDENT has no line break, tab or other control character
+                        // (Modelica 3.6 §2.3.1, Q-CHAR), not even after a backslash.
+                        Some(&c) if c.is_ascii_control() => return Err(Err::Failure(control_in_quoted(&i[k..]))),
+                        Some(b'\\') if b.get(k + 1).is_some_and(u8::is_ascii_control) => {
+                            return Err(Err::Failure(control_in_quoted(&i[k + 1..])));
+                        }
                         Some(b'\\') => k += 2,
                         Some(b'\'') => break,
                         Some(_) => k += 1,
@@ -322,6 +328,16 @@ impl<'s> Parser<'s> {
     pub(crate) fn skip(&self, i: &'s str) -> Result<&'s str, Err<PError>> {
         Ok(self.ws(i)?.0)
     }
+}
+
+/// A control character (a line break, a tab…) inside a quoted identifier, at the start of `i`.
+fn control_in_quoted(i: &str) -> PError {
+    PError::other(
+        i,
+        "a quoted identifier cannot contain a line break or another control character (Q-IDENT, \
+         Modelica 3.6 §2.3.1); write it as an escape such as `\\n`"
+            .into(),
+    )
 }
 
 /// Turns a recoverable error into a failure: the production is committed.

@@ -14,6 +14,7 @@ mod expr;
 mod lex;
 mod primary;
 
+pub(crate) use equation::diverts_item;
 pub(crate) use lex::is_keyword;
 
 use super::ast::StoredDefinition;
@@ -159,6 +160,9 @@ fn token_len(s: &str) -> usize {
         Some(c) if c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$' => {
             b.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'$').count()
         }
+        // A control character (a line break in a quoted identifier): an empty span, so the
+        // caret stays on its line.
+        Some(c) if c.is_ascii_control() => 0,
         Some(_) => s.chars().next().map_or(1, char::len_utf8),
     }
 }

@@ -33,7 +33,10 @@ impl<'s> Parser<'s> {
             b'#' => self.boxed(i, start),
             b'-' | b'+' => {
                 // Lenient: a signed factor where the grammar wants a primary (`a * -b`).
+                // It counts two levels: the printer writes it in parentheses (`a * (-b)`),
+                // which the parser counts, so the print of any accepted input is accepted.
                 let _g = self.enter(i)?;
+                let _parens = self.enter(i)?;
                 let op = if c == b'-' { UnOp::Neg } else { UnOp::Plus };
                 let (r, (e, h)) = self.factor(&i[1..]).map_err(cut)?;
                 let span = Span::new(start, e.span.end as usize);

@@ -41,7 +41,9 @@ fn write_bare(out: &mut String, e: &Expr) {
                 UnOp::Plus => "+",
                 UnOp::Not => "not ",
             });
-            let min = if *op == UnOp::Not { Prec::Relation } else { Prec::Multiplicative };
+            // `not not b` is read bare (the operand of `not` is again a `not`-expression);
+            // a sign's operand is a term (`-a * b` is `-(a * b)`).
+            let min = if *op == UnOp::Not { Prec::Not } else { Prec::Multiplicative };
             write_expr(out, x, min);
         }
         ExprKind::Binary(op, xs) => {
@@ -61,11 +63,14 @@ fn write_bare(out: &mut String, e: &Expr) {
             write_expr(out, &xs[1], rmin);
         }
         ExprKind::If(x) => {
+            // The grammar takes any expression between `if`/`elseif`/`then`/`else`
+            // (`if c then if d then a else b else e`), as omc prints it: no parentheses,
+            // which would double the nesting the parser counts.
             for (k, (c, v)) in x.branches.iter().enumerate() {
                 out.push_str(if k == 0 { "if " } else { " elseif " });
-                write_expr(out, c, Prec::Range);
+                write_expr(out, c, Prec::If);
                 out.push_str(" then ");
-                write_expr(out, v, Prec::Range);
+                write_expr(out, v, Prec::If);
             }
             out.push_str(" else ");
             write_expr(out, &x.else_value, Prec::If);

@@ -142,23 +142,42 @@ impl Printer {
     fn composition(&mut self, comp: &Composition) {
         self.strings(&comp.description);
         self.out.push('\n');
-        for part in &comp.parts {
+        // The parser reads `annotation(…);` as the class annotation after an equation or
+        // algorithm section or the external clause, but as an element inside an element
+        // section: without an external clause, it goes after the last section that is not
+        // an element section.
+        let annotation_after = match (&comp.annotation, &comp.external) {
+            (Some(_), None) => comp.parts.iter().rposition(|p| !matches!(p, ClassPart::Elements { .. })),
+            _ => None,
+        };
+        for (k, part) in comp.parts.iter().enumerate() {
             self.class_part(part);
+            if annotation_after == Some(k) {
+                self.class_annotation(comp);
+            }
         }
         self.indent += 1;
         if let Some(ext) = &comp.external {
             self.line_start();
             self.external(ext);
         }
-        if let Some(a) = &comp.annotation {
-            self.line_start();
-            self.annotation(a);
-            self.out.push_str(";\n");
-        }
         self.indent -= 1;
+        if annotation_after.is_none() {
+            self.class_annotation(comp);
+        }
         self.line_start();
         self.out.push_str("end ");
         self.out.push_str(&comp.end_name.text);
+    }
+
+    fn class_annotation(&mut self, comp: &Composition) {
+        if let Some(a) = &comp.annotation {
+            self.indent += 1;
+            self.line_start();
+            self.annotation(a);
+            self.out.push_str(";\n");
+            self.indent -= 1;
+        }
     }
 
     fn external(&mut self, ext: &External) {
@@ -170,7 +189,13 @@ impl Printer {
         if let Some(call) = &ext.call {
             self.out.push(' ');
             if let Some(o) = &call.output {
+                // A leading string would be read as the language (`external "C" …`).
+                let at = self.out.len();
                 write_expr(&mut self.out, o, Prec::If);
+                if ext.language.is_none() && self.out[at..].starts_with('"') {
+                    self.out.insert(at, '(');
+                    self.out.push(')');
+                }
                 self.out.push_str(" = ");
             }
             self.out.push_str(&call.function.text);
@@ -399,7 +424,7 @@ impl Printer {
         }
         match &eq.kind {
             EquationKind::Simple { lhs, rhs } => {
-                write_expr(&mut self.out, lhs, Prec::If);
+                self.item_start(|out| write_expr(out, lhs, Prec::If));
                 self.out.push_str(" = ");
                 write_expr(&mut self.out, rhs, Prec::If);
             }
@@ -415,7 +440,7 @@ impl Printer {
                 write_cref(&mut self.out, &ab[1]);
                 self.out.push(')');
             }
-            EquationKind::Call(c) => write_call(&mut self.out, c),
+            EquationKind::Call(c) => self.item_start(|out| write_call(out, c)),
         }
         self.opt_comment(&eq.comment);
         self.out.push_str(";\n");
@@ -425,11 +450,11 @@ impl Printer {
         self.line_start();
         match &st.kind {
             StatementKind::Assign { target, value } => {
-                write_expr(&mut self.out, target, Prec::If);
+                self.item_start(|out| write_expr(out, target, Prec::If));
                 self.out.push_str(" := ");
                 write_expr(&mut self.out, value, Prec::If);
             }
-            StatementKind::Call(c) => write_call(&mut self.out, c),
+            StatementKind::Call(c) => self.item_start(|out| write_call(out, c)),
             StatementKind::If { branches, else_branch } => {
                 self.if_block(branches, else_branch.as_deref(), Printer::statement);
             }
@@ -452,6 +477,20 @@ impl Printer {
         }
         self.opt_comment(&st.comment);
         self.out.push_str(";\n");
+    }
+
+    /// The expression that starts an equation or statement, parenthesised when its first
+    /// word would make the parser read something else (an if-expression on the left-hand
+    /// side would start an if-equation, `initial()` would end the section).
+    fn item_start(&mut self, write: impl FnOnce(&mut String)) {
+        let at = self.out.len();
+        write(&mut self.out);
+        let first = &self.out[at..];
+        let n = first.bytes().take_while(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$').count();
+        if crate::syntax::parser::diverts_item(&first[..n]) {
+            self.out.insert(at, '(');
+            self.out.push(')');
+        }
     }
 
     fn body<T>(&mut self, items: &[T], each: fn(&mut Self, &T)) {

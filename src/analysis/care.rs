@@ -1,0 +1,196 @@
+//! Minimising a condition against a large care set. Conditions are written as the shortest
+//! sum of products on the valid (or regular) modes, a conjunction of the model's invariants
+//! over all N rooms or cars: a BDD of O(N) nodes, and every block's condition is itself
+//! conjoined with the regular modes. The ISOP then walked O(N) levels with O(N)-node
+//! operations: O(N²) per condition, O(N³) per model (issue 15: the compressible building's
+//! report and RIMIS). [`localise`] removes what the condition and the care set share.
+//!
+//! **Factors.** A level boundary of a BDD is a *cut* when every edge crossing it (and the
+//! root, if it lies below) leads to the same node (or to `false`): the function is then
+//! A(variables above) ∧ B(variables below). Between two boundaries that are cuts of both
+//! L = f ∧ care and care, each has a factor; where the two factors are the same function
+//! (compared node by node: BDDs are canonical), it is a factor F of both: L = G ∧ F and
+//! care = C ∧ F, F over variables G and C do not read.
+//!
+//! **Why dropping F changes no result.** Minato–Morreale on (L, L ∨ ¬care) = (G ∧ F,
+//! H ∨ ¬F) with H = G ∨ ¬C (so G ≤ H): at a variable x of F both one-sided subproblems are
+//! empty (G ∧ ¬H = ∅), no literal is added, and it recurses on (G ∧ ∃x.F, H ∨ ¬∃x.F) (F is
+//! satisfiable, being a factor of a satisfiable care set); at any other variable it
+//! cofactors G and H only, keeping the form. So it returns the same cubes, in the same
+//! order, as on (G, H): the conditions in the output are unchanged.
+
+use biodivine_lib_bdd::{Bdd, BddPointer, BddVariable};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// (G, C) for L = `lower` ⊆ `care` (module header): both without the factors they share.
+pub fn localise(lower: &Bdd, care: &Bdd) -> (Bdd, Bdd) {
+    if lower.is_false() || care.is_true() || care.is_false() {
+        return (lower.clone(), care.clone());
+    }
+    let (cl, cc) = (Cuts::of(lower), Cuts::of(care));
+    // Positions cutting both, in order: a shared boundary p means "variables < p | ≥ p".
+    let mut common: Vec<usize> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < cl.ranges.len() && j < cc.ranges.len() {
+        let (a, b) = (cl.ranges[i], cc.ranges[j]);
+        let (lo, hi) = (a.0.max(b.0), a.1.min(b.1));
+        if lo <= hi {
+            common.push(lo);
+        }
+        if a.1 < b.1 { i += 1 } else { j += 1 }
+    }
+    let mut dropped: Vec<(usize, usize)> = Vec::new();
+    for w in common.windows(2) {
+        let (p, q) = (w[0], w[1]);
+        if same_factor(lower, &cl, care, &cc, p, q) {
+            dropped.push((p, q));
+        }
+    }
+    if dropped.is_empty() {
+        return (lower.clone(), care.clone());
+    }
+    let out = |v: BddVariable| {
+        let x = v.to_index();
+        let k = dropped.partition_point(|&(p, _)| p <= x);
+        k > 0 && x < dropped[k - 1].1
+    };
+    (lower.exists_trigger(out), care.exists_trigger(out))
+}
+
+/// Where a BDD factors: its support `levels` (sorted variable indices), the positions that
+/// cut it as inclusive ranges (position p: "variables < p | ≥ p"), and the node each cut
+/// boundary leads into.
+struct Cuts {
+    levels: Vec<usize>,
+    ranges: Vec<(usize, usize)>,
+    /// For boundary r (between levels r − 1 and r) that is a cut: the node below it.
+    entry: FxHashMap<usize, BddPointer>,
+}
+
+impl Cuts {
+    fn of(b: &Bdd) -> Cuts {
+        let mut levels: Vec<usize> = b.support_set().into_iter().map(BddVariable::to_index).collect();
+        levels.sort_unstable();
+        let n = levels.len();
+        let rank = |p: BddPointer| {
+            if p.is_one() || p.is_zero() { n } else { levels.binary_search(&b.var_of(p).to_index()).expect("support") }
+        };
+        // An edge from level a into node c crosses boundaries a + 1 ..= rank(c); the root
+        // crosses 1 ..= its level. Boundaries are 1..n−1; beyond the last level only
+        // `true` remains.
+        let mut starts: Vec<Vec<BddPointer>> = vec![Vec::new(); n + 1];
+        let mut ends: Vec<Vec<BddPointer>> = vec![Vec::new(); n + 1];
+        let mut cross = |from: usize, to: usize, target: BddPointer| {
+            let to = to.min(n.saturating_sub(1));
+            if !target.is_zero() && from <= to {
+                starts[from].push(target);
+                ends[to].push(target);
+            }
+        };
+        let root = b.root_pointer();
+        cross(1, rank(root), root);
+        for p in b.pointers().filter(|p| !p.is_zero() && !p.is_one()) {
+            for c in [b.low_link_of(p), b.high_link_of(p)] {
+                cross(rank(p) + 1, rank(c), c);
+            }
+        }
+        let mut active: FxHashMap<BddPointer, usize> = FxHashMap::default();
+        let mut entry = FxHashMap::default();
+        // Positions up to the first level, and after the last one, always cut.
+        let mut ranges = vec![(0, levels.first().copied().unwrap_or(usize::MAX - 1))];
+        for r in 1..n {
+            for &t in &starts[r] {
+                *active.entry(t).or_insert(0) += 1;
+            }
+            if active.len() <= 1 {
+                entry.insert(r, active.keys().next().copied().unwrap_or(BddPointer::zero()));
+                ranges.push((levels[r - 1] + 1, levels[r]));
+            }
+            for &t in &ends[r] {
+                let c = active.get_mut(&t).expect("an edge ends after it starts");
+                *c -= 1;
+                if *c == 0 {
+                    active.remove(&t);
+                }
+            }
+        }
+        if let Some(&last) = levels.last() {
+            ranges.push((last + 1, usize::MAX - 1));
+        }
+        Cuts { levels, ranges, entry }
+    }
+
+    /// The node the cut position `p` leads into (`None`: `true`, nothing below).
+    fn entry_at(&self, b: &Bdd, p: usize) -> Option<BddPointer> {
+        let r = self.levels.partition_point(|&l| l < p);
+        if r == 0 {
+            Some(b.root_pointer())
+        } else if r == self.levels.len() {
+            None
+        } else {
+            Some(self.entry[&r])
+        }
+    }
+}
+
+/// Is the factor of `a` over the variables p ≤ x < q the same function as that of `b`
+/// (both cut at p and q)? Node by node from the nodes the cut at p leads into, a node at or
+/// below q standing for `true`.
+fn same_factor(a: &Bdd, ca: &Cuts, b: &Bdd, cb: &Cuts, p: usize, q: usize) -> bool {
+    // `true` of the range, `false`, or a node inside it.
+    let class = |bdd: &Bdd, n: Option<BddPointer>| match n {
+        None => Err(true),
+        Some(x) if x.is_one() => Err(true),
+        Some(x) if x.is_zero() => Err(false),
+        Some(x) if bdd.var_of(x).to_index() >= q => Err(true),
+        Some(x) => Ok(x),
+    };
+    let mut seen: FxHashSet<(BddPointer, BddPointer)> = FxHashSet::default();
+    let mut todo = vec![(ca.entry_at(a, p), cb.entry_at(b, p))];
+    while let Some((x, y)) = todo.pop() {
+        match (class(a, x), class(b, y)) {
+            (Err(u), Err(v)) if u == v => {}
+            (Ok(u), Ok(v)) if a.var_of(u) == b.var_of(v) => {
+                if seen.insert((u, v)) {
+                    todo.push((Some(a.low_link_of(u)), Some(b.low_link_of(v))));
+                    todo.push((Some(a.high_link_of(u)), Some(b.high_link_of(v))));
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use biodivine_lib_bdd::BddVariableSet;
+
+    #[test]
+    fn shared_factors_are_dropped_from_both() {
+        let set = BddVariableSet::new_anonymous(9);
+        let vars = set.variables();
+        let v: Vec<Bdd> = vars.iter().map(|&x| set.mk_var(x)).collect();
+        // Independent factors over (0, 1), (2), (3, 4, 5), (6, 7, 8).
+        let a = v[0].or(&v[1].not()).and(&v[2].not());
+        let b = v[3].imp(&v[4]).and(&v[5].or(&v[3]));
+        let c = v[6].xor(&v[7]).or(&v[8]);
+        let care = a.and(&b).and(&c);
+        // f reads (3, 4, 5) only: the rest is shared.
+        let f = v[4].and(&v[5]);
+        let (g, k) = localise(&f.and(&care), &care);
+        assert_eq!((g, k), (f.and(&b), b.clone()));
+        // A condition already conjoined with the care set: the same.
+        let (g, k) = localise(&f.and(&care).and(&care), &care);
+        assert_eq!((g, k), (f.and(&b), b.clone()));
+        // f reads 0 and 2: f ∧ care = v0 ∧ ¬v2 ∧ b ∧ c shares (2), (3, 4, 5), (6, 7, 8).
+        let f = v[0].or(&v[2]);
+        let (g, k) = localise(&f.and(&care), &care);
+        assert_eq!((g, k), (v[0].clone(), v[0].or(&v[1].not())));
+        // f reads 0 and 8: f ∧ care has no cut between them, nothing is shared.
+        let f = v[0].or(&v[8]);
+        let (g, k) = localise(&f.and(&care), &care);
+        assert_eq!((g, k), (f.and(&care), care.clone()));
+    }
+}

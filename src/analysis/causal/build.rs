@@ -1,0 +1,777 @@
+//! A [`CausalModel`] from the AST: the model's declarations classify every name (known:
+//! parameter, constant, top-level input, state; unknown: a Real, or a discrete variable:
+//! Boolean, Integer, enumeration, String, a Real assigned in a `when`), then every
+//! equation becomes rows:
+//!
+//! - `lhs = rhs` on a discrete variable: one [`EqKind::Discrete`] row solvable for it,
+//!   reading the right-hand side; any other `lhs = rhs`: one continuous row;
+//! - an if-equation: its branches paired row by row (the i-th equation of each
+//!   branch), reading the conditions;
+//! - a `when`-equation: one row per target, reading every condition and every
+//!   right-hand side (`reinit`, `assert`, `terminate` define nothing);
+//! - a tuple equation and an algorithm section: one row per target, each solvable for
+//!   all of them (one block);
+//! - `assert`/`terminate` calls: no row.
+//!
+//! Names under `pre`, `delay` and the derivative's lower orders are known. What cannot be
+//! checked this way is returned as [`Unchecked`] with its span: real arrays (a
+//! declaration with a size that is not omc's scalarised element `x[1]`), records,
+//! for-equations and `connect`.
+
+use super::{CausalEq, CausalModel, EqKind, Unknown};
+use crate::syntax::Span;
+use crate::syntax::ast::{
+    BinOp, ClassBody, ClassDef, ClassKind, ClassPart, Element, Equation, EquationKind, Expr, ExprKind, FunctionArgs,
+    Prefix, Statement, StatementKind, StoredDefinition, Subscript, TypeSpec, UnOp,
+};
+use crate::syntax::printer::{equation_to_string, write_cref, write_subscripts};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A construct the causal check does not model, and where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unchecked {
+    pub span: Span,
+    pub what: String,
+}
+
+/// What a declared name is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Known,
+    Real,
+    Discrete,
+}
+
+/// The rows of the model class of `def` (the class the lowering analyses), with every
+/// class of the file to resolve type names; `None` when the file has no model class.
+pub fn of_file(def: &StoredDefinition) -> Option<Result<CausalModel, Unchecked>> {
+    let class = crate::flat::model_class(def)?;
+    let mut classes: Vec<&ClassDef> = def.classes.iter().collect();
+    for c in &def.classes {
+        if let ClassBody::Long(comp) = &c.body {
+            for part in &comp.parts {
+                if let ClassPart::Elements { elements, .. } = part {
+                    classes.extend(elements.iter().filter_map(|e| match e {
+                        Element::Class(x) => Some(&**x),
+                        _ => None,
+                    }));
+                }
+            }
+        }
+    }
+    Some(of_class(class, &classes))
+}
+
+/// The rows of `class` (its equation and algorithm sections; initial ones are not part
+/// of the simulation's causalisation); `classes` resolves declared type names.
+pub fn of_class(class: &ClassDef, classes: &[&ClassDef]) -> Result<CausalModel, Unchecked> {
+    let ClassBody::Long(comp) = &class.body else { return Ok(CausalModel::default()) };
+    let mut elements = Vec::new();
+    let mut equations = Vec::new();
+    let mut algorithms = Vec::new();
+    let mut nested: Vec<&ClassDef> = classes.to_vec();
+    for part in &comp.parts {
+        match part {
+            ClassPart::Elements { elements: es, .. } => {
+                for e in es {
+                    match e {
+                        Element::Class(c) => nested.push(c),
+                        other => elements.push(other),
+                    }
+                }
+            }
+            ClassPart::Equations { initial: false, equations: eqs, .. } => equations.extend(eqs.iter()),
+            ClassPart::Algorithm { initial: false, statements, span } => {
+                algorithms.push((*span, statements.as_slice()))
+            }
+            _ => {}
+        }
+    }
+    of_equations(&elements, &equations, &algorithms, &nested)
+}
+
+/// The rows of `equations` and `algorithms` over the names declared by `elements`. A
+/// row's `origin` is the index of its equation, or `equations.len() + k` for the k-th
+/// algorithm section.
+pub fn of_equations(
+    elements: &[&Element],
+    equations: &[&Equation],
+    algorithms: &[(Span, &[Statement])],
+    classes: &[&ClassDef],
+) -> Result<CausalModel, Unchecked> {
+    let types: HashMap<&str, &ClassDef> = classes.iter().map(|c| (c.name.text.as_str(), *c)).collect();
+    let mut when_targets = BTreeSet::new();
+    for eq in equations {
+        when_assigned(eq, false, &mut when_targets);
+    }
+    for (_, statements) in algorithms {
+        statements_assigned(statements, true, &mut when_targets);
+    }
+    let mut b = Builder { names: declarations(elements, &types, &when_targets)?, ..Builder::default() };
+    for eq in equations {
+        b.orders_in_equation(eq);
+    }
+    for (_, statements) in algorithms {
+        b.orders_in_statements(statements);
+    }
+    for (k, eq) in equations.iter().enumerate() {
+        b.equation(k, eq)?;
+    }
+    for (k, (span, statements)) in algorithms.iter().enumerate() {
+        b.algorithm(equations.len() + k, *span, statements);
+    }
+    Ok(CausalModel { unknowns: b.unknowns, equations: b.rows })
+}
+
+/// Classifies every declared name.
+fn declarations(
+    elements: &[&Element],
+    types: &HashMap<&str, &ClassDef>,
+    when_targets: &BTreeSet<String>,
+) -> Result<HashMap<String, Class>, Unchecked> {
+    let mut bases: BTreeMap<String, usize> = BTreeMap::new();
+    for e in elements {
+        if let Element::Component(c) = e {
+            for d in c.declarations.iter() {
+                let mut n = String::new();
+                write_cref(&mut n, &d.name);
+                *bases.entry(n).or_default() += 1;
+            }
+        }
+    }
+    let mut names = HashMap::new();
+    for e in elements {
+        let c = match e {
+            Element::Component(c) => c,
+            Element::Extends(x) => return Err(Unchecked { span: x.span, what: "`extends`".into() }),
+            _ => continue,
+        };
+        let known = c.has(Prefix::Parameter) || c.has(Prefix::Constant) || c.has(Prefix::Input);
+        for d in c.declarations.iter() {
+            let mut name = String::new();
+            write_cref(&mut name, &d.name);
+            let base_count = bases[&name];
+            if !c.type_dims.is_empty() {
+                if known {
+                    continue;
+                }
+                return Err(Unchecked { span: d.span, what: format!("array variable `{name}`") });
+            }
+            if !d.dims.is_empty() {
+                // omc's scalarised element `x[1]` (declared one by one), else a real array.
+                let literal = d.dims.iter().all(|s| matches!(s, Subscript::Expr(e) if is_integer(e)));
+                let element = literal && (base_count > 1 || d.dims.iter().all(|s| is_one(s)));
+                if !element {
+                    if known {
+                        continue;
+                    }
+                    return Err(Unchecked { span: d.span, what: format!("array variable `{name}`") });
+                }
+                write_subscripts(&mut name, &d.dims);
+            }
+            let class = if known {
+                Class::Known
+            } else {
+                match type_class(&c.type_spec, types, 0) {
+                    Some(Class::Real) if c.has(Prefix::Discrete) || when_targets.contains(&name) => Class::Discrete,
+                    Some(class) => class,
+                    None => {
+                        return Err(Unchecked {
+                            span: d.span,
+                            what: format!("variable `{name}` of a record or unknown type"),
+                        });
+                    }
+                }
+            };
+            names.insert(name, class);
+        }
+    }
+    Ok(names)
+}
+
+fn is_integer(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Number(t) if t.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn is_one(s: &Subscript) -> bool {
+    matches!(s, Subscript::Expr(Expr { kind: ExprKind::Number(t), .. }) if t.as_str() == "1")
+}
+
+/// Real, discrete, or `None` (a record, a connector, an array type, an unknown name).
+fn type_class(t: &TypeSpec, types: &HashMap<&str, &ClassDef>, depth: usize) -> Option<Class> {
+    let name = match t {
+        TypeSpec::Enumeration(_) => return Some(Class::Discrete),
+        TypeSpec::Name(n) => n.text.as_str(),
+    };
+    match name {
+        "Real" => return Some(Class::Real),
+        "Integer" | "Boolean" | "String" | "StateSelect" | "AssertionLevel" => return Some(Class::Discrete),
+        // Clocks belong to the synchronous partitions, not to this causalisation.
+        "Clock" => return Some(Class::Known),
+        _ => {}
+    }
+    let c = types.get(name)?;
+    match &c.body {
+        ClassBody::Enumeration { .. } => Some(Class::Discrete),
+        ClassBody::Short { base, dims, .. } if dims.is_empty() && depth < 16 && c.kind == ClassKind::Type => {
+            type_class(&TypeSpec::Name(base.clone()), types, depth + 1)
+        }
+        _ => None,
+    }
+}
+
+/// Targets of `when`-equations (inside any nesting).
+fn when_assigned(eq: &Equation, inside: bool, out: &mut BTreeSet<String>) {
+    match &eq.kind {
+        EquationKind::Simple { lhs, .. } if inside => targets(lhs, out),
+        EquationKind::When { branches } => {
+            branches.iter().flat_map(|(_, b)| b).for_each(|e| when_assigned(e, true, out));
+        }
+        EquationKind::If { branches, else_branch } => {
+            branches.iter().flat_map(|(_, b)| b).chain(else_branch.iter().flatten()).for_each(|e| {
+                when_assigned(e, inside, out);
+            });
+        }
+        _ => {}
+    }
+}
+
+/// Targets assigned by `statements`; with `when_only`, only those inside a
+/// when-statement (the discrete ones).
+fn statements_assigned(statements: &[Statement], when_only: bool, out: &mut BTreeSet<String>) {
+    for s in statements {
+        match &s.kind {
+            StatementKind::Assign { target, .. } if !when_only => targets(target, out),
+            StatementKind::If { branches, else_branch } => {
+                for b in branches.iter().map(|(_, b)| b).chain(else_branch.iter()) {
+                    statements_assigned(b, when_only, out);
+                }
+            }
+            StatementKind::For { body, .. } | StatementKind::While { body, .. } => {
+                statements_assigned(body, when_only, out)
+            }
+            StatementKind::When { branches } => {
+                for (_, b) in branches {
+                    statements_assigned(b, false, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names a target expression assigns (`x`, `x[1]`, `(a, b)`).
+fn targets(e: &Expr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::Tuple(xs) => xs.iter().flatten().for_each(|x| targets(x, out)),
+        _ => {
+            if let Some(n) = ref_text(e) {
+                out.insert(n);
+            }
+        }
+    }
+}
+
+fn ref_text(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Name(n) => Some(n.as_str().to_string()),
+        ExprKind::Ref(r) => {
+            let mut s = String::new();
+            write_cref(&mut s, r);
+            Some(s)
+        }
+        _ => None,
+    }
+}
+
+/// Where an occurrence sits: where a row can be solved for it, or only read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pos {
+    Solvable,
+    Read,
+}
+
+#[derive(Default)]
+struct Builder {
+    names: HashMap<String, Class>,
+    /// Highest derivative order of each name anywhere in the model.
+    orders: HashMap<String, u32>,
+    unknowns: Vec<Unknown>,
+    index: HashMap<String, usize>,
+    rows: Vec<CausalEq>,
+}
+
+/// The occurrences of one row under construction.
+#[derive(Default)]
+struct Occurrences {
+    solvable: BTreeSet<usize>,
+    reads: BTreeSet<usize>,
+}
+
+impl Builder {
+    fn orders_in_equation(&mut self, eq: &Equation) {
+        let mut f = |e: &Expr| self.orders_in(e);
+        for_each_expr(eq, &mut f);
+    }
+
+    fn orders_in_statements(&mut self, statements: &[Statement]) {
+        let mut f = |e: &Expr| self.orders_in(e);
+        for s in statements {
+            for_each_statement_expr(s, &mut f);
+        }
+    }
+
+    fn orders_in(&mut self, e: &Expr) {
+        visit(e, &mut |x| {
+            if let Some((n, k)) = derivative(x) {
+                if k > 0 {
+                    let o = self.orders.entry(n).or_insert(0);
+                    *o = (*o).max(k);
+                }
+                return false;
+            }
+            true
+        });
+    }
+
+    /// The unknown standing for `name` differentiated `k` times, if it is one.
+    fn unknown(&mut self, name: &str, k: u32) -> Option<usize> {
+        let class = *self.names.get(name)?;
+        let top = self.orders.get(name).copied().unwrap_or(0);
+        let (text, discrete) = match class {
+            Class::Known => return None,
+            Class::Discrete if k == 0 => (name.to_string(), true),
+            Class::Discrete => return None,
+            Class::Real if k < top => return None,
+            Class::Real => (format!("{}{name}{}", "der(".repeat(k as usize), ")".repeat(k as usize)), false),
+        };
+        if let Some(&i) = self.index.get(&text) {
+            return Some(i);
+        }
+        let i = self.unknowns.len();
+        self.unknowns.push(Unknown { name: text.clone(), discrete });
+        self.index.insert(text, i);
+        Some(i)
+    }
+
+    fn scan(&mut self, e: &Expr, pos: Pos, occ: &mut Occurrences) {
+        if let Some((n, k)) = derivative(e) {
+            if let Some(u) = self.unknown(&n, k) {
+                if pos == Pos::Solvable && !self.unknowns[u].discrete {
+                    occ.solvable.insert(u);
+                } else {
+                    occ.reads.insert(u);
+                }
+            }
+            return;
+        }
+        match &e.kind {
+            ExprKind::Call(c) => {
+                let f = c.function.text.as_str();
+                if matches!(f, "pre" | "delay" | "initial" | "terminal" | "previous") {
+                    return;
+                }
+                let inner = match f {
+                    "der" => {
+                        // der of an expression: its unknowns at one order more.
+                        let mut names = Vec::new();
+                        args(c).iter().for_each(|a| {
+                            visit(a, &mut |x| match derivative(x) {
+                                Some((n, k)) => {
+                                    names.push((n, k + 1));
+                                    false
+                                }
+                                None => true,
+                            })
+                        });
+                        for (n, k) in names {
+                            if let Some(u) = self.unknown(&n, k) {
+                                if pos == Pos::Solvable {
+                                    occ.solvable.insert(u)
+                                } else {
+                                    occ.reads.insert(u)
+                                };
+                            }
+                        }
+                        return;
+                    }
+                    "edge" | "change" | "sample" | "hold" | "subSample" | "superSample" | "shiftSample"
+                    | "backSample" => Pos::Read,
+                    _ => pos,
+                };
+                for a in args(c) {
+                    self.scan(a, inner, occ);
+                }
+            }
+            ExprKind::Binary(op, xs) => {
+                let inner = match op {
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or => {
+                        Pos::Read
+                    }
+                    _ => pos,
+                };
+                self.scan(&xs[0], inner, occ);
+                self.scan(&xs[1], inner, occ);
+            }
+            ExprKind::Unary(UnOp::Not, x) => self.scan(x, Pos::Read, occ),
+            ExprKind::Unary(_, x) => self.scan(x, pos, occ),
+            ExprKind::If(x) => {
+                for (c, v) in &x.branches {
+                    self.scan(c, Pos::Read, occ);
+                    self.scan(v, pos, occ);
+                }
+                self.scan(&x.else_value, pos, occ);
+            }
+            ExprKind::Array(xs) => xs.iter().for_each(|x| self.scan(x, pos, occ)),
+            ExprKind::Matrix(rows) => rows.iter().flatten().for_each(|x| self.scan(x, pos, occ)),
+            ExprKind::Tuple(xs) => xs.iter().flatten().for_each(|x| self.scan(x, pos, occ)),
+            _ => {}
+        }
+    }
+
+    fn push(&mut self, origin: usize, eq_span: Span, text: &str, kind: EqKind, occ: Occurrences) {
+        self.rows.push(CausalEq {
+            origin,
+            span: eq_span,
+            text: text.to_string(),
+            kind,
+            solvable: occ.solvable.into_iter().collect(),
+            reads: occ.reads.into_iter().collect(),
+        });
+    }
+
+    fn equation(&mut self, origin: usize, eq: &Equation) -> Result<(), Unchecked> {
+        let text = first_line(eq);
+        match &eq.kind {
+            EquationKind::Simple { .. } | EquationKind::If { .. } => {
+                for (kind, occ) in self.rows_of(eq, &mut Vec::new())? {
+                    self.push(origin, eq.span, &text, kind, occ);
+                }
+            }
+            EquationKind::When { branches } => {
+                // One row per target: it reads every condition and its own right-hand sides.
+                let mut conds = Occurrences::default();
+                let mut rhs: Vec<(String, Occurrences)> = Vec::new();
+                for (c, body) in branches {
+                    self.scan(c, Pos::Read, &mut conds);
+                    for e in body {
+                        self.when_body(e, &[], &mut rhs);
+                    }
+                }
+                for (t, occ) in rhs {
+                    let Some(u) = self.unknown(&t, 0) else { continue };
+                    let mut reads = conds.reads.clone();
+                    reads.extend(occ.reads);
+                    let occ = Occurrences { solvable: [u].into(), reads };
+                    self.push(origin, eq.span, &text, EqKind::When, occ);
+                }
+            }
+            EquationKind::For { .. } => return Err(Unchecked { span: eq.span, what: "for-equation".into() }),
+            EquationKind::Connect(_) => return Err(Unchecked { span: eq.span, what: "`connect`".into() }),
+            EquationKind::Call(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The targets of an equation inside a `when`, each with what its right-hand sides
+    /// and the if-conditions above them read (`reinit`, `assert`, `terminate` define
+    /// nothing).
+    fn when_body(&mut self, e: &Equation, conds: &[&Expr], out: &mut Vec<(String, Occurrences)>) {
+        match &e.kind {
+            EquationKind::Simple { lhs, rhs } => {
+                let mut ts = BTreeSet::new();
+                targets(lhs, &mut ts);
+                for t in ts {
+                    let k = match out.iter().position(|(n, _)| *n == t) {
+                        Some(k) => k,
+                        None => {
+                            out.push((t, Occurrences::default()));
+                            out.len() - 1
+                        }
+                    };
+                    let mut occ = std::mem::take(&mut out[k].1);
+                    self.scan(rhs, Pos::Read, &mut occ);
+                    for c in conds {
+                        self.scan(c, Pos::Read, &mut occ);
+                    }
+                    out[k].1 = occ;
+                }
+            }
+            EquationKind::If { branches, else_branch } => {
+                let mut above: Vec<&Expr> = conds.to_vec();
+                for (c, body) in branches {
+                    above.push(c);
+                    body.iter().for_each(|x| self.when_body(x, &above, out));
+                }
+                else_branch.iter().flatten().for_each(|x| self.when_body(x, &above, out));
+            }
+            _ => {}
+        }
+    }
+
+    /// The rows of a simple or if-equation: one per equation, an if-equation's branches
+    /// paired row by row (each row also reads the conditions above it).
+    fn rows_of(&mut self, eq: &Equation, conds: &mut Vec<Expr>) -> Result<Vec<(EqKind, Occurrences)>, Unchecked> {
+        match &eq.kind {
+            EquationKind::Simple { lhs, rhs } => {
+                let mut occ = Occurrences::default();
+                for c in conds.iter() {
+                    self.scan(c, Pos::Read, &mut occ);
+                }
+                let discrete_lhs =
+                    ref_text(lhs).and_then(|n| self.unknown(&n, 0)).filter(|&u| self.unknowns[u].discrete);
+                if let Some(u) = discrete_lhs {
+                    occ.solvable.insert(u);
+                    self.scan(rhs, Pos::Read, &mut occ);
+                    return Ok(vec![(EqKind::Discrete, occ)]);
+                }
+                if let ExprKind::Tuple(xs) = &lhs.kind {
+                    // `(a, b) = f(x)`: one block, one row per output.
+                    let mut ts = BTreeSet::new();
+                    xs.iter().flatten().for_each(|x| targets(x, &mut ts));
+                    let outs: BTreeSet<usize> = ts.iter().filter_map(|t| self.unknown(t, 0)).collect();
+                    self.scan(rhs, Pos::Read, &mut occ);
+                    let kind = if outs.iter().any(|&u| self.unknowns[u].discrete) {
+                        EqKind::Discrete
+                    } else {
+                        EqKind::Continuous
+                    };
+                    return Ok(outs
+                        .iter()
+                        .map(|_| (kind, Occurrences { solvable: outs.clone(), reads: occ.reads.clone() }))
+                        .collect());
+                }
+                self.scan(lhs, Pos::Solvable, &mut occ);
+                self.scan(rhs, Pos::Solvable, &mut occ);
+                Ok(vec![(EqKind::Continuous, occ)])
+            }
+            EquationKind::If { branches, else_branch } => {
+                let mut columns: Vec<Vec<(EqKind, Occurrences)>> = Vec::new();
+                let bodies = branches.iter().map(|(c, b)| (Some(c), b)).chain(else_branch.iter().map(|b| (None, b)));
+                for (c, body) in bodies {
+                    let mut column = Vec::new();
+                    for e in body {
+                        if let Some(c) = c {
+                            conds.push(c.clone());
+                        }
+                        let rows = self.rows_of(e, conds);
+                        if c.is_some() {
+                            conds.pop();
+                        }
+                        column.extend(rows?);
+                    }
+                    columns.push(column);
+                }
+                // Every row also reads every condition of the if-equation.
+                let mut all_conds = Occurrences::default();
+                for (c, _) in branches {
+                    self.scan(c, Pos::Read, &mut all_conds);
+                }
+                let n = columns.iter().map(Vec::len).max().unwrap_or(0);
+                if columns.iter().any(|c| c.len() != n) && else_branch.is_some() {
+                    return Err(Unchecked {
+                        span: eq.span,
+                        what: "an if-equation whose branches have different numbers of equations".into(),
+                    });
+                }
+                let mut out: Vec<(EqKind, Occurrences)> = Vec::with_capacity(n);
+                for i in 0..n {
+                    let mut occ = Occurrences { solvable: BTreeSet::new(), reads: all_conds.reads.clone() };
+                    let mut kind = EqKind::Continuous;
+                    for col in &columns {
+                        if let Some((k, o)) = col.get(i) {
+                            if *k != EqKind::Continuous {
+                                kind = *k;
+                            }
+                            occ.solvable.extend(o.solvable.iter().copied());
+                            occ.reads.extend(o.reads.iter().copied());
+                        }
+                    }
+                    out.push((kind, occ));
+                }
+                Ok(out)
+            }
+            EquationKind::Call(_) => Ok(Vec::new()),
+            EquationKind::For { .. } => Err(Unchecked { span: eq.span, what: "for-equation".into() }),
+            EquationKind::Connect(_) => Err(Unchecked { span: eq.span, what: "`connect`".into() }),
+            EquationKind::When { .. } => {
+                Err(Unchecked { span: eq.span, what: "a when-equation inside an if-equation".into() })
+            }
+        }
+    }
+
+    /// An algorithm section: one row per assigned unknown, each solvable for all of them.
+    fn algorithm(&mut self, origin: usize, span: Span, statements: &[Statement]) {
+        let mut assigned = BTreeSet::new();
+        statements_assigned(statements, false, &mut assigned);
+        let outs: BTreeSet<usize> = assigned.iter().filter_map(|t| self.unknown(t, 0)).collect();
+        let mut occ = Occurrences::default();
+        let mut with_when = false;
+        let mut f = |e: &Expr, b: &mut Builder| b.scan(e, Pos::Read, &mut occ);
+        for s in statements {
+            with_when |= has_when(s);
+            statement_exprs(s, self, &mut f);
+        }
+        let reads: BTreeSet<usize> = occ.reads.into_iter().filter(|u| !outs.contains(u)).collect();
+        let kind = EqKind::Algorithm { when: with_when };
+        for _ in &outs {
+            self.push(
+                origin,
+                span,
+                "algorithm section",
+                kind,
+                Occurrences { solvable: outs.clone(), reads: reads.clone() },
+            );
+        }
+    }
+}
+
+fn has_when(s: &Statement) -> bool {
+    match &s.kind {
+        StatementKind::When { .. } => true,
+        StatementKind::If { branches, else_branch } => {
+            branches.iter().flat_map(|(_, b)| b).chain(else_branch.iter().flatten()).any(has_when)
+        }
+        StatementKind::For { body, .. } | StatementKind::While { body, .. } => body.iter().any(has_when),
+        _ => false,
+    }
+}
+
+/// Calls `f` on every expression a statement reads (assignment targets excluded).
+fn statement_exprs(s: &Statement, b: &mut Builder, f: &mut dyn FnMut(&Expr, &mut Builder)) {
+    match &s.kind {
+        StatementKind::Assign { value, .. } => f(value, b),
+        StatementKind::Call(c) => args(c).iter().for_each(|a| f(a, b)),
+        StatementKind::If { branches, else_branch } => {
+            for (c, body) in branches {
+                f(c, b);
+                body.iter().for_each(|x| statement_exprs(x, b, f));
+            }
+            else_branch.iter().flatten().for_each(|x| statement_exprs(x, b, f));
+        }
+        StatementKind::When { branches } => {
+            for (c, body) in branches {
+                f(c, b);
+                body.iter().for_each(|x| statement_exprs(x, b, f));
+            }
+        }
+        StatementKind::For { indices, body } => {
+            indices.iter().filter_map(|i| i.range.as_ref()).for_each(|r| f(r, b));
+            body.iter().for_each(|x| statement_exprs(x, b, f));
+        }
+        StatementKind::While { condition, body } => {
+            f(condition, b);
+            body.iter().for_each(|x| statement_exprs(x, b, f));
+        }
+        StatementKind::Return(value) => value.iter().for_each(|x| f(x, b)),
+        StatementKind::Break => {}
+    }
+}
+
+/// The positional and named arguments of a call.
+fn args(c: &crate::syntax::ast::Call) -> Vec<&Expr> {
+    match &c.args {
+        FunctionArgs::List { positional, named } => positional.iter().chain(named.iter().map(|n| &n.value)).collect(),
+        FunctionArgs::Comprehension(x) => vec![&x.expr],
+    }
+}
+
+/// `x` → (x, 0), `der(x)` → (x, 1), `der(der(x))` → (x, 2); else `None`.
+fn derivative(e: &Expr) -> Option<(String, u32)> {
+    match &e.kind {
+        ExprKind::Name(_) | ExprKind::Ref(_) => ref_text(e).map(|n| (n, 0)),
+        ExprKind::Call(c) if c.function.text.as_str() == "der" => match args(c).as_slice() {
+            [x] => derivative(x).map(|(n, k)| (n, k + 1)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Visits `e` top-down; `f` returns whether to descend into the node's children.
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr) -> bool) {
+    if !f(e) {
+        return;
+    }
+    match &e.kind {
+        ExprKind::Call(c) => args(c).into_iter().for_each(|a| visit(a, f)),
+        ExprKind::Unary(_, x) => visit(x, f),
+        ExprKind::Binary(_, xs) => xs.iter().for_each(|x| visit(x, f)),
+        ExprKind::If(x) => {
+            for (c, v) in &x.branches {
+                visit(c, f);
+                visit(v, f);
+            }
+            visit(&x.else_value, f);
+        }
+        ExprKind::Array(xs) => xs.iter().for_each(|x| visit(x, f)),
+        ExprKind::Matrix(rows) => rows.iter().flatten().for_each(|x| visit(x, f)),
+        ExprKind::Tuple(xs) => xs.iter().flatten().for_each(|x| visit(x, f)),
+        _ => {}
+    }
+}
+
+/// Calls `f` on every expression of an equation (conditions included).
+fn for_each_expr(eq: &Equation, f: &mut dyn FnMut(&Expr)) {
+    match &eq.kind {
+        EquationKind::Simple { lhs, rhs } => {
+            f(lhs);
+            f(rhs);
+        }
+        EquationKind::If { branches, else_branch } => {
+            for (c, body) in branches {
+                f(c);
+                body.iter().for_each(|e| for_each_expr(e, f));
+            }
+            else_branch.iter().flatten().for_each(|e| for_each_expr(e, f));
+        }
+        EquationKind::When { branches } => {
+            for (c, body) in branches {
+                f(c);
+                body.iter().for_each(|e| for_each_expr(e, f));
+            }
+        }
+        EquationKind::For { body, .. } => body.iter().for_each(|e| for_each_expr(e, f)),
+        EquationKind::Call(c) => args(c).into_iter().for_each(f),
+        EquationKind::Connect(_) => {}
+    }
+}
+
+fn for_each_statement_expr(s: &Statement, f: &mut dyn FnMut(&Expr)) {
+    match &s.kind {
+        StatementKind::Assign { target, value } => {
+            f(target);
+            f(value);
+        }
+        StatementKind::Call(c) => args(c).into_iter().for_each(&mut *f),
+        StatementKind::If { branches, else_branch } => {
+            for (c, body) in branches {
+                f(c);
+                body.iter().for_each(|x| for_each_statement_expr(x, f));
+            }
+            else_branch.iter().flatten().for_each(|x| for_each_statement_expr(x, f));
+        }
+        StatementKind::When { branches } => {
+            for (c, body) in branches {
+                f(c);
+                body.iter().for_each(|x| for_each_statement_expr(x, f));
+            }
+        }
+        StatementKind::For { body, .. } | StatementKind::While { body, .. } => {
+            body.iter().for_each(|x| for_each_statement_expr(x, f))
+        }
+        StatementKind::Return(value) => value.iter().for_each(|x| f(x)),
+        StatementKind::Break => {}
+    }
+}
+
+/// The first line of an equation's canonical text (for messages).
+fn first_line(eq: &Equation) -> String {
+    let s = equation_to_string(eq, 0);
+    let line = s.lines().next().unwrap_or("").trim();
+    let mut out: String = line.chars().take(100).collect();
+    if out.len() < line.len() {
+        out.push('…');
+    }
+    out
+}

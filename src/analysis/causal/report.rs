@@ -1,0 +1,110 @@
+//! The causal check in the reports: a section of `--check` and the `discrete_loops`
+//! key of `--report json`. A loop through a `when`-equation is an error (omc refuses to
+//! build the model); a loop through level mode equations is a warning (omc iterates).
+
+use super::{CausalModel, DiscreteLoop, Unchecked};
+use crate::syntax::SourceFile;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// The causal check of a model: its loops, or why it could not be made.
+pub struct CausalCheck {
+    pub result: Result<(CausalModel, Vec<DiscreteLoop>), Unchecked>,
+}
+
+impl CausalCheck {
+    pub fn of(model: Result<CausalModel, Unchecked>) -> CausalCheck {
+        CausalCheck {
+            result: model.map(|m| {
+                let loops = m.discrete_loops();
+                (m, loops)
+            }),
+        }
+    }
+
+    /// Whether some loop goes through a `when`-equation (omc cannot build the model).
+    pub fn fatal(&self) -> bool {
+        matches!(&self.result, Ok((_, loops)) if loops.iter().any(|l| l.through_when))
+    }
+
+    /// The `--check` section.
+    pub fn text(&self, file: &SourceFile) -> String {
+        let mut s = String::new();
+        match &self.result {
+            Err(u) => {
+                let (l, c) = file.line_col(u.span.start as usize);
+                let _ = writeln!(s, "discrete loops: not checked ({} at {l}:{c})", u.what);
+            }
+            Ok((_, loops)) if loops.is_empty() => {
+                let _ = writeln!(s, "discrete loops: none");
+            }
+            Ok((model, loops)) => {
+                let _ = writeln!(s, "discrete loops ({}):", loops.len());
+                let locate = |span: crate::syntax::Span| {
+                    let (l, c) = file.line_col(span.start as usize);
+                    format!("{}:{l}:{c}", file.name)
+                };
+                for l in loops {
+                    let kind = if l.through_when { "ERROR" } else { "warning" };
+                    let _ = writeln!(s, "  {kind}: {}", model.describe(l, &locate).replace('\n', "\n  "));
+                }
+            }
+        }
+        s
+    }
+
+    /// The JSON value: `{"checked": true, "loops": [...]}` or `{"checked": false, "why": …}`.
+    pub fn json(&self, file: &SourceFile) -> JsonCausal {
+        match &self.result {
+            Err(u) => {
+                let (line, _) = file.line_col(u.span.start as usize);
+                JsonCausal { checked: false, why: Some(format!("{} (line {line})", u.what)), loops: Vec::new() }
+            }
+            Ok((model, loops)) => JsonCausal {
+                checked: true,
+                why: None,
+                loops: loops
+                    .iter()
+                    .map(|l| {
+                        let mut origins = Vec::new();
+                        let mut equations = Vec::new();
+                        for &e in &l.equations {
+                            let row = &model.equations[e];
+                            if !origins.contains(&row.origin) {
+                                origins.push(row.origin);
+                                let (line, _) = file.line_col(row.span.start as usize);
+                                equations.push(JsonLoopEquation { line: line as u32, text: row.text.clone() });
+                            }
+                        }
+                        JsonLoop {
+                            variables: l.discrete.iter().map(|&v| model.unknowns[v].name.clone()).collect(),
+                            through_when: l.through_when,
+                            equations,
+                        }
+                    })
+                    .collect(),
+            },
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct JsonCausal {
+    pub checked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    pub loops: Vec<JsonLoop>,
+}
+
+#[derive(Serialize)]
+pub struct JsonLoop {
+    pub variables: Vec<String>,
+    pub through_when: bool,
+    pub equations: Vec<JsonLoopEquation>,
+}
+
+#[derive(Serialize)]
+pub struct JsonLoopEquation {
+    pub line: u32,
+    pub text: String,
+}

@@ -1,0 +1,71 @@
+//! Boolean operations on BDDs that skip the library call where an operand is constant
+//! (`false ∨ x` is x, `true ∧ x` is x, …): exact, since BDDs are canonical, and the
+//! library allocates its tables for every call however small the operands. The implicit
+//! strategy's bit-vectors and dynamic programme are mostly such operations (issue 15).
+
+use biodivine_lib_bdd::Bdd;
+
+pub(super) fn xor(a: &Bdd, b: &Bdd) -> Bdd {
+    if a.is_false() {
+        b.clone()
+    } else if b.is_false() {
+        a.clone()
+    } else {
+        a.xor(b)
+    }
+}
+
+pub(super) fn and(a: &Bdd, b: &Bdd) -> Bdd {
+    if a.is_false() || b.is_true() {
+        a.clone()
+    } else if b.is_false() || a.is_true() {
+        b.clone()
+    } else {
+        a.and(b)
+    }
+}
+
+pub(super) fn or(a: &Bdd, b: &Bdd) -> Bdd {
+    if a.is_true() || b.is_false() {
+        a.clone()
+    } else if b.is_true() || a.is_false() {
+        b.clone()
+    } else {
+        a.or(b)
+    }
+}
+
+/// a ∧ ¬b.
+pub(super) fn and_not(a: &Bdd, b: &Bdd) -> Bdd {
+    if a.is_false() || b.is_false() {
+        a.clone()
+    } else if b.is_true() {
+        b.not()
+    } else {
+        a.and_not(b)
+    }
+}
+
+pub(super) fn iff(a: &Bdd, b: &Bdd) -> Bdd {
+    if a.is_true() {
+        b.clone()
+    } else if b.is_true() {
+        a.clone()
+    } else if a.is_false() {
+        b.not()
+    } else if b.is_false() {
+        a.not()
+    } else {
+        a.iff(b)
+    }
+}
+
+pub(super) fn ite(c: &Bdd, x: &Bdd, y: &Bdd) -> Bdd {
+    if c.is_true() || x == y {
+        x.clone()
+    } else if c.is_false() {
+        y.clone()
+    } else {
+        Bdd::if_then_else(c, x, y)
+    }
+}

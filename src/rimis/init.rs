@@ -1,0 +1,321 @@
+//! INIT (paper 000 §4.6.3) and consistent initialisation in the initial mode (issue 14,
+//! point 1).
+//!
+//! - [`init_states`]: the state replicates ρ^0 of varying variables take the source's
+//!   `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
+//! - [`init_consistency`]: in the modes where an equation e has offset c > j, RIMIS
+//!   integrates e^(c), so e^(j) must hold at the start. The initial mode is known only at
+//!   run time, so each e^(j) is an initial equation selected by its region R_j (the modes
+//!   where c > j): `if R_j then e^(j) else s = start;`, with the same count in every
+//!   branch. Each e^(j) *absorbs* one state s that appears in it (a source kept as a state,
+//!   or the state replicate of the only writer over R_j), one state per equation (a
+//!   maximum matching): a state whose start is only a guess first, else, for an equation of
+//!   some modes only, one declared `fixed` (the last declared: the clutch engaged at t = 0
+//!   holds the second inertia at the first's speed), which then loses `fixed` — in R_j the
+//!   equation sets it, elsewhere its start value does. Where R_j is every mode the equation
+//!   is written alone, as the input's initial system has it. The condition reads the mode variables
+//!   as they are at t = 0 (their guards), not the discrete variables themselves, which
+//!   rumoca's initialisation does not read. A state that a user's initial
+//!   equation mentions is not taken. An e^(j) with no state to absorb it is not written
+//!   (listed in the header, as before; the region's consistency checks then stop a run
+//!   that starts inconsistent), nor one reading a derivative the output does not name
+//!   (a warning).
+
+use super::exprs::{self, name, rewrite, simple};
+use super::plan::{Plan, Role};
+use super::sections::sides_under;
+use super::source::Source;
+use super::symbolic::{self, DiffContext};
+use super::{Item, RimisError};
+use crate::mdae::VarId;
+use crate::syntax::ast::{EquationKind, Expr};
+use biodivine_lib_bdd::Bdd;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// INIT: the state replicates ρ^0 of varying variables, which take the source's
+/// `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
+pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
+    let mut out = Vec::new();
+    for u in plan.mdae.var_ids() {
+        if plan.roles[u.index()] != Role::Varying {
+            continue;
+        }
+        for (b, k) in plan.writers[u.index()].clone() {
+            if k > 0 {
+                if let crate::syntax::ast::ExprKind::Name(n) = plan.written(b, u, 0).kind {
+                    out.push((n.as_str().to_string(), u));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What [`init_consistency`] writes, and what it leaves out.
+pub(crate) struct InitConsistency {
+    pub items: Vec<Item>,
+    /// States that lose `fixed` (the consistency equations set them where they hold).
+    pub freed: Vec<String>,
+    /// Consistency equations with no state to absorb them (not written).
+    pub conditional: Vec<String>,
+    /// Consistency equations reading a derivative the output does not name.
+    pub unnamed: Vec<String>,
+}
+
+/// One consistency equation e^(j) to write: its label, region, equation on the sources,
+/// and the states it can absorb.
+struct Entry {
+    label: String,
+    region: Bdd,
+    everywhere: bool,
+    equation: crate::syntax::ast::Equation,
+    candidates: Vec<State>,
+}
+
+/// INIT, consistency: every consistency equation e^(j), selected by its region (module
+/// header). `user` holds the names the input's own initial equations mention; `at_start`
+/// each mode variable's value at t = 0.
+pub(crate) fn init_consistency(
+    plan: &mut Plan,
+    src: &Source,
+    user: &BTreeSet<String>,
+    at_start: &BTreeMap<String, Expr>,
+    ctx: &DiffContext,
+) -> Result<InitConsistency, RimisError> {
+    let mut out =
+        InitConsistency { items: Vec::new(), freed: Vec::new(), conditional: Vec::new(), unnamed: Vec::new() };
+    let mut entries: Vec<Entry> = Vec::new();
+    for e in plan.mdae.eq_ids() {
+        let live: Vec<(u32, Bdd)> = plan.cdg.offsets[e.index()]
+            .iter()
+            .map(|(c, m)| (*c, m.and(&plan.care)))
+            .filter(|(_, m)| !m.is_false())
+            .collect();
+        let top = live.iter().map(|x| x.0).max().unwrap_or(0);
+        for j in 0..top {
+            let region = live.iter().filter(|(c, _)| *c > j).fold(plan.cdg.space.mk_false(), |acc, (_, m)| acc.or(m));
+            let everywhere = region == plan.care;
+            let eq = plan.mdae.eq(e);
+            let label = format!("{}{}", eq.id, "'".repeat(j as usize));
+            let (l, r) = sides_under(plan, &eq.body, &region);
+            let diff = |x: &Expr| {
+                symbolic::differentiate_n(x, j, ctx)
+                    .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
+            };
+            let (dl, dr) = (diff(&l)?, diff(&r)?);
+            let region_c = plan.cond_number(&region);
+            let Some(equation) = on_sources(plan, &dl, &dr, region_c) else {
+                out.unnamed.push(label);
+                continue;
+            };
+            let condition = super::guards::names_in(&at_time_zero(&plan.cond_expr(&region), at_start));
+            let candidates = states_in(plan, src, user, &condition, &region, &dl, &dr);
+            entries.push(Entry { label, region, everywhere, equation, candidates });
+        }
+    }
+    let absorbed = absorb(&entries);
+    for (k, entry) in entries.into_iter().enumerate() {
+        let state = absorbed[k].map(|c| &entry.candidates[c]);
+        match (state, entry.everywhere) {
+            (state, true) => {
+                // Everywhere: the equation alone (a fixed state it absorbs loses `fixed`).
+                if let Some(s) = state.filter(|s| s.fixed) {
+                    out.freed.push(s.name.clone());
+                }
+                let mut item = Item::new(entry.equation);
+                item.comment = Some(format!("consistency: {} holds at the start", entry.label));
+                out.items.push(item);
+            }
+            (Some(s), false) => {
+                if s.fixed {
+                    out.freed.push(s.name.clone());
+                }
+                let start = s.start.clone().unwrap_or_else(|| exprs::number("0.0"));
+                let kind = EquationKind::If {
+                    branches: vec![(at_time_zero(&plan.cond_expr(&entry.region), at_start), vec![entry.equation])],
+                    else_branch: Some(vec![simple(name(&s.name), start)]),
+                };
+                let mut item = Item::new(exprs::equation(kind));
+                item.comment = Some(format!(
+                    "consistency: {} holds at the start where `{}` (elsewhere {} starts from its start value)",
+                    entry.label,
+                    plan.cond_text(&entry.region),
+                    s.name
+                ));
+                out.items.push(item);
+            }
+            (None, false) => out.conditional.push(entry.label),
+        }
+    }
+    Ok(out)
+}
+
+/// For each entry, the candidate state it absorbs: a maximum matching of entries to
+/// states, first over the states whose start is only a guess (what the equations set
+/// costs nothing), then augmented through `fixed` ones for the entries of some modes only
+/// (an equation of every mode holds in the input's initial system too, as it is).
+fn absorb(entries: &[Entry]) -> Vec<Option<usize>> {
+    let mut owner: BTreeMap<String, usize> = BTreeMap::new();
+    let mut pick: Vec<Option<usize>> = vec![None; entries.len()];
+    for allow_fixed in [false, true] {
+        for k in 0..entries.len() {
+            if pick[k].is_none() && (!allow_fixed || !entries[k].everywhere) {
+                let mut seen = BTreeSet::new();
+                augment(entries, k, allow_fixed, &mut owner, &mut pick, &mut seen);
+            }
+        }
+    }
+    pick
+}
+
+/// Kuhn's augmenting path from entry `k` (entries are few: recursion is fine).
+fn augment(
+    entries: &[Entry],
+    k: usize,
+    allow_fixed: bool,
+    owner: &mut BTreeMap<String, usize>,
+    pick: &mut [Option<usize>],
+    seen: &mut BTreeSet<String>,
+) -> bool {
+    // The last declared first (the second inertia follows the first).
+    for (c, s) in entries[k].candidates.iter().enumerate().rev() {
+        let usable = !s.fixed || (allow_fixed && !entries[k].everywhere);
+        if !usable || !seen.insert(s.name.clone()) {
+            continue;
+        }
+        let free = match owner.get(&s.name) {
+            None => true,
+            Some(&other) => augment(entries, other, allow_fixed, owner, pick, seen),
+        };
+        if free {
+            owner.insert(s.name.clone(), k);
+            pick[k] = Some(c);
+            return true;
+        }
+    }
+    false
+}
+
+/// `c` with each mode variable replaced by its value at t = 0 (`at_start`, a few levels
+/// deep), so that the initial equation's condition reads no discrete variable.
+fn at_time_zero(c: &Expr, at_start: &BTreeMap<String, Expr>) -> Expr {
+    let mut c = c.clone();
+    for _ in 0..4 {
+        c = rewrite(&c, &mut |x| match &x.kind {
+            crate::syntax::ast::ExprKind::Name(n) => at_start.get(n.as_str()).cloned(),
+            crate::syntax::ast::ExprKind::Call(f) if f.function.text.as_str() == "pre" => Some(x.clone()),
+            _ => None,
+        });
+    }
+    c
+}
+
+/// `l = r` on the source variables, or, for a derivative the output does not name as a
+/// source, on the replicates of the region (`region_c`: what holds at t = 0 if the model
+/// starts there). `None` if a derivative has no name there either.
+fn on_sources(plan: &mut Plan, l: &Expr, r: &Expr, region_c: usize) -> Option<crate::syntax::ast::Equation> {
+    let mut missing = false;
+    let mut map = |x: &Expr, plan: &mut Plan| {
+        rewrite(x, &mut |y| {
+            let (n, i) = exprs::occurrence(y)?;
+            let u = *plan.by_name.get(n)?;
+            let found = plan.existing_source(u, i).or_else(|| {
+                let read = plan.read(u, i, region_c);
+                exprs::occurrence(&read).is_some_and(|(_, k)| k == 0).then_some(read)
+            });
+            missing |= found.is_none();
+            found
+        })
+    };
+    let l = map(l, plan);
+    let r = map(r, plan);
+    let eq = simple(symbolic::simplify(&l), symbolic::simplify(&r));
+    (!missing).then_some(eq)
+}
+
+/// A state a consistency equation can set at the start.
+struct State {
+    name: String,
+    fixed: bool,
+    start: Option<Expr>,
+}
+
+/// The states e^(j) (`l = r`) can set over `region`: for each u^(i) it reads, the state
+/// that holds it there — the source itself or its dummy-derivative variable where u is
+/// kept as a state (i < d), the state replicate ρ^i of the only writer over the region
+/// where u is varying — unless the user's initial equations mention it or the region's
+/// condition at t = 0 reads it (the mode would then depend on what it decides); in
+/// declaration order, lower orders first.
+fn states_in(
+    plan: &mut Plan,
+    src: &Source,
+    user: &BTreeSet<String>,
+    condition: &BTreeSet<String>,
+    region: &Bdd,
+    l: &Expr,
+    r: &Expr,
+) -> Vec<State> {
+    let mut occurrences: Vec<(VarId, u32)> = Vec::new();
+    for side in [l, r] {
+        exprs::for_each(side, &mut |x| {
+            if let Some((n, i)) = exprs::occurrence(x) {
+                if let Some(&u) = plan.by_name.get(n) {
+                    if !occurrences.contains(&(u, i)) {
+                        occurrences.push((u, i));
+                    }
+                }
+            }
+        });
+    }
+    occurrences.sort_by_key(|&(u, i)| (i, u));
+    let mut states = Vec::new();
+    for (u, i) in occurrences {
+        let source = plan.mdae.var(u).name.clone();
+        let state = match plan.roles[u.index()] {
+            Role::Untouched { d } | Role::Shared { d } if i < d => match plan.existing_source(u, i).map(|e| e.kind) {
+                Some(crate::syntax::ast::ExprKind::Name(n)) => n.as_str().to_string(),
+                _ => continue,
+            },
+            Role::Varying => {
+                let covering: Vec<(usize, u32)> = plan.def(u, i, region).into_iter().filter(|&(_, k)| k > i).collect();
+                let [(b, _)] = covering.as_slice() else { continue };
+                if !region.and(&plan.cond(plan.block_cond[*b]).not()).is_false() {
+                    continue;
+                }
+                match plan.written(*b, u, i).kind {
+                    crate::syntax::ast::ExprKind::Name(n) => n.as_str().to_string(),
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        if user.contains(&source) || user.contains(&state) || condition.contains(&state) || condition.contains(&source)
+        {
+            continue;
+        }
+        // Only u itself carries the input's `start`/`fixed` (copied to ρ^0 by INIT).
+        let (fixed, start) =
+            if i == 0 { (src.is_fixed(&source), src.modifier(&source, "start").cloned()) } else { (false, None) };
+        states.push(State { name: state, fixed, start });
+    }
+    states
+}
+
+/// The names the input's own initial equations and initial algorithms mention.
+pub(crate) fn names_in_initial_sections(parts: &[crate::syntax::ast::ClassPart]) -> BTreeSet<String> {
+    use crate::syntax::ast::{ClassPart, Text};
+    use crate::syntax::visit::{Visitor, walk_part};
+    struct Names(BTreeSet<String>);
+    impl Visitor for Names {
+        fn name(&mut self, name: &mut Text) {
+            self.0.insert(name.as_str().to_string());
+        }
+    }
+    let mut names = Names(BTreeSet::new());
+    for p in parts {
+        if matches!(p, ClassPart::Equations { initial: true, .. } | ClassPart::Algorithm { initial: true, .. }) {
+            walk_part(&mut p.clone(), &mut names);
+        }
+    }
+    names.0
+}

@@ -1,0 +1,375 @@
+//! The continuous part of the model as a structure (Σ-method, order 0 or 1): the Real
+//! unknowns, the states (whose derivative appears), the equations with the unknowns and
+//! derivatives in them, and the initial equations (the `initial equation` sections and
+//! `fixed = true` on a state). Read by the initial-system check ([`super::initial`]) and,
+//! as *balanced* (as many equations as unknowns), by the discrete check.
+//!
+//! Conservative: [`build`] gives `None` — no check — for anything it does not model
+//! exactly: arrays or records met as a whole, for-equations, tuple equations, algorithms
+//! assigning Reals, if-equations whose branches differ in count, equations mixing a Real
+//! and a discrete side, equations without an unknown, second derivatives, parameters with
+//! `fixed = false` (unknowns of the initial system).
+
+use super::discrete::when_targets;
+use super::scope::{Resolved, Scope, cref_names};
+use super::types::{EqType, Ty, Typer, constant, equation_type};
+use crate::syntax::Span;
+use crate::syntax::ast::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a row of the system comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Origin {
+    Equation,
+    Initial,
+    /// `fixed = true` on a state: `x = start`.
+    Fixed,
+}
+
+/// One equation: its unknowns `(declaration, order)` and, when it reads `v = constant`
+/// (`der(v) = constant`), that value.
+#[derive(Clone, Debug)]
+pub(super) struct Row {
+    pub span: Span,
+    pub origin: Origin,
+    pub occ: BTreeSet<(usize, u8)>,
+    pub value: Option<((usize, u8), f64)>,
+}
+
+pub(super) struct System {
+    /// The Real unknowns (declaration indices).
+    pub vars: BTreeSet<usize>,
+    /// The unknowns whose derivative appears in an equation.
+    pub states: BTreeSet<usize>,
+    pub equations: Vec<Row>,
+    pub initial: Vec<Row>,
+}
+
+impl System {
+    /// As many equations as unknowns, and some.
+    pub fn balanced(&self) -> bool {
+        !self.vars.is_empty() && self.equations.len() == self.vars.len()
+    }
+}
+
+/// Not modelled: no continuous check on this model.
+struct Bail;
+
+struct Builder<'s, 'a> {
+    typer: Typer<'s, 'a>,
+    vars: BTreeSet<usize>,
+}
+
+/// The continuous system of the model, or `None` if it has something not modelled.
+pub(super) fn build(scope: &Scope, comp: &Composition) -> Option<System> {
+    let mut when_defined = Vec::new();
+    for part in &comp.parts {
+        if let ClassPart::Equations { initial: false, equations, .. } = part {
+            for eq in equations {
+                if let EquationKind::When { branches } = &eq.kind {
+                    for (_, body) in branches {
+                        body.iter().for_each(|e| when_targets(e, &mut when_defined));
+                    }
+                }
+            }
+        }
+    }
+    let mut b = Builder { typer: Typer { scope }, vars: BTreeSet::new() };
+    let discrete_reals: BTreeSet<String> = when_defined.iter().map(|e| super::scope::normalize(&base_of(e))).collect();
+    for (d, decl) in scope.decls.iter().enumerate() {
+        if decl.is_fixed_value() && fixed_attribute(decl.decl) == Some(false) {
+            return None;
+        }
+        let continuous = decl.ty == Ty::Real
+            && !decl.is_fixed_value()
+            && !decl.has(Prefix::Input)
+            && !decl.has(Prefix::Discrete)
+            && !discrete_reals.contains(&decl.base);
+        if continuous {
+            b.vars.insert(d);
+        }
+    }
+    b.system(comp).ok()
+}
+
+fn base_of(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Name(n) => n.as_str().to_string(),
+        ExprKind::Ref(r) => cref_names(r).0,
+        _ => String::new(),
+    }
+}
+
+/// The literal value of a declaration's `fixed` attribute.
+fn fixed_attribute(d: &Declaration) -> Option<bool> {
+    attribute(d, "fixed").and_then(|v| match v.kind {
+        ExprKind::Bool(b) => Some(b),
+        _ => None,
+    })
+}
+
+fn attribute<'d>(d: &'d Declaration, name: &str) -> Option<&'d Expr> {
+    let cm = d.modification.as_ref()?.class_mod.as_ref()?;
+    cm.args.iter().find(|a| a.name.text.as_str() == name)?.value.as_ref()
+}
+
+impl Builder<'_, '_> {
+    fn system(&mut self, comp: &Composition) -> Result<System, Bail> {
+        let (mut equations, mut initial) = (Vec::new(), Vec::new());
+        for part in &comp.parts {
+            match part {
+                ClassPart::Elements { elements, .. } => self.bindings(elements, &mut equations)?,
+                ClassPart::Equations { initial: init, equations: eqs, .. } => {
+                    let (rows, origin) =
+                        if *init { (&mut initial, Origin::Initial) } else { (&mut equations, Origin::Equation) };
+                    for eq in eqs {
+                        self.equation(eq, origin, rows)?;
+                    }
+                }
+                ClassPart::Algorithm { statements, .. } => self.algorithm(statements)?,
+                ClassPart::StateMachine(_) => return Err(Bail),
+            }
+        }
+        let states: BTreeSet<usize> =
+            equations.iter().flat_map(|r: &Row| r.occ.iter()).filter(|(_, o)| *o == 1).map(|(d, _)| *d).collect();
+        if initial.iter().flat_map(|r: &Row| r.occ.iter()).any(|(d, o)| *o == 1 && !states.contains(d)) {
+            return Err(Bail);
+        }
+        for &d in &states {
+            let decl = self.typer.scope.decls[d].decl;
+            if fixed_attribute(decl) == Some(true) {
+                let value = attribute(decl, "start").and_then(constant).map(|v| ((d, 0), v));
+                initial.push(Row { span: decl.span, origin: Origin::Fixed, occ: BTreeSet::from([(d, 0)]), value });
+            }
+        }
+        Ok(System { vars: self.vars.clone(), states, equations, initial })
+    }
+
+    fn bindings(&mut self, elements: &[Element], rows: &mut Vec<Row>) -> Result<(), Bail> {
+        for e in elements {
+            let Element::Component(c) = e else { continue };
+            if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
+                continue;
+            }
+            for d in c.declarations.iter() {
+                let Some(value) = d.modification.as_ref().and_then(|m| m.value.as_ref()) else { continue };
+                if d.name.parts.len() != 1 || !d.name.parts[0].subscripts.is_empty() || !d.dims.is_empty() {
+                    if self.typer.scope.type_of(&c.type_spec) == Ty::Real {
+                        return Err(Bail);
+                    }
+                    continue;
+                }
+                let lhs = Expr::new(ExprKind::Name(d.name.parts[0].ident.text), d.name.span);
+                if let Some(row) = self.simple(&lhs, &value.expr, d.span, Origin::Equation)? {
+                    rows.push(row);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn algorithm(&mut self, statements: &[Statement]) -> Result<(), Bail> {
+        let mut targets = Vec::new();
+        statements.iter().for_each(|s| super::discrete::assigned(s, &mut targets));
+        for t in targets {
+            if !matches!(self.occ(t), Occ::Known) {
+                return Err(Bail);
+            }
+        }
+        Ok(())
+    }
+
+    fn equation(&mut self, eq: &Equation, origin: Origin, rows: &mut Vec<Row>) -> Result<(), Bail> {
+        match &eq.kind {
+            EquationKind::Simple { lhs, rhs } => {
+                if let Some(row) = self.simple(lhs, rhs, eq.span, origin)? {
+                    rows.push(row);
+                }
+            }
+            EquationKind::If { branches, else_branch } => {
+                let mut arms: Vec<Vec<Row>> = Vec::new();
+                for (_, body) in branches {
+                    let mut arm = Vec::new();
+                    for e in body {
+                        self.equation(e, origin, &mut arm)?;
+                    }
+                    arms.push(arm);
+                }
+                let mut arm = Vec::new();
+                for e in else_branch.iter().flatten() {
+                    self.equation(e, origin, &mut arm)?;
+                }
+                arms.push(arm);
+                let n = arms[0].len();
+                if arms.iter().any(|a| a.len() != n) {
+                    return Err(Bail);
+                }
+                for k in 0..n {
+                    let occ = arms.iter().flat_map(|a| a[k].occ.iter().copied()).collect();
+                    rows.push(Row { span: arms[0][k].span, origin, occ, value: None });
+                }
+            }
+            EquationKind::For { .. } | EquationKind::Connect(_) => return Err(Bail),
+            EquationKind::When { .. } | EquationKind::Call(_) => {}
+        }
+        Ok(())
+    }
+
+    /// `lhs = rhs` as a row, `None` if it is a discrete equation.
+    fn simple(&mut self, lhs: &Expr, rhs: &Expr, span: Span, origin: Origin) -> Result<Option<Row>, Bail> {
+        if matches!(lhs.kind, ExprKind::Tuple(_)) {
+            return Err(Bail);
+        }
+        match equation_type(self.typer.of(lhs, &[]), self.typer.of(rhs, &[])) {
+            EqType::Discrete => return Ok(None),
+            EqType::Unclear => return Err(Bail),
+            EqType::Real => {}
+        }
+        let mut occ = BTreeSet::new();
+        self.incidence(lhs, 0, &mut occ)?;
+        self.incidence(rhs, 0, &mut occ)?;
+        if occ.is_empty() {
+            return Err(Bail);
+        }
+        let value = self.assigned_value(lhs, rhs).or_else(|| self.assigned_value(rhs, lhs));
+        Ok(Some(Row { span, origin, occ, value }))
+    }
+
+    /// `v = c` or `der(v) = c` with `c` a constant: `((v, order), c)`.
+    fn assigned_value(&self, side: &Expr, other: &Expr) -> Option<((usize, u8), f64)> {
+        let c = constant(other)?;
+        match &side.kind {
+            ExprKind::Call(call) if call.function.text.as_str() == "der" => match &call.args {
+                FunctionArgs::List { positional, named } if positional.len() == 1 && named.is_empty() => {
+                    match self.occ(&positional[0]) {
+                        Occ::Var(d) => Some(((d, 1), c)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => match self.occ(side) {
+                Occ::Var(d) => Some(((d, 0), c)),
+                _ => None,
+            },
+        }
+    }
+
+    /// The unknowns in `e` with their derivative order (`pre(…)` excluded).
+    fn incidence(&self, e: &Expr, order: u8, out: &mut BTreeSet<(usize, u8)>) -> Result<(), Bail> {
+        match &e.kind {
+            ExprKind::Name(_) | ExprKind::Ref(_) => {
+                match self.occ(e) {
+                    Occ::Var(d) => {
+                        out.insert((d, order));
+                    }
+                    Occ::Known => {}
+                    Occ::Bail => return Err(Bail),
+                }
+                if let ExprKind::Ref(r) = &e.kind {
+                    for p in r.parts.iter() {
+                        self.subscripts(&p.subscripts, out)?;
+                    }
+                }
+            }
+            ExprKind::Call(c) => {
+                let name = c.function.text.as_str();
+                if name == "pre" {
+                    return Ok(());
+                }
+                let order = if name == "der" { order + 1 } else { order };
+                if order > 1 {
+                    return Err(Bail);
+                }
+                match &c.args {
+                    FunctionArgs::List { positional, named } => {
+                        for a in positional.iter().chain(named.iter().map(|n| &n.value)) {
+                            self.incidence(a, order, out)?;
+                        }
+                    }
+                    FunctionArgs::Comprehension(_) => return Err(Bail),
+                }
+            }
+            ExprKind::Unary(_, x) => self.incidence(x, order, out)?,
+            ExprKind::Binary(_, xs) => {
+                for x in xs.iter() {
+                    self.incidence(x, order, out)?;
+                }
+            }
+            ExprKind::If(x) => {
+                for (c, v) in &x.branches {
+                    self.incidence(c, order, out)?;
+                    self.incidence(v, order, out)?;
+                }
+                self.incidence(&x.else_value, order, out)?;
+            }
+            ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::End => {}
+            _ => return Err(Bail),
+        }
+        Ok(())
+    }
+
+    fn subscripts(&self, subs: &[Subscript], out: &mut BTreeSet<(usize, u8)>) -> Result<(), Bail> {
+        for s in subs {
+            if let Subscript::Expr(e) = s {
+                self.incidence(e, 0, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn occ(&self, e: &Expr) -> Occ {
+        let scope = self.typer.scope;
+        let (base, key) = match &e.kind {
+            ExprKind::Name(n) => (n.as_str().to_string(), n.as_str().to_string()),
+            ExprKind::Ref(r) => cref_names(r),
+            _ => return Occ::Bail,
+        };
+        match scope.resolve(&base) {
+            Some(Resolved::Var(ds)) => match ds.iter().find(|&&d| scope.decls[d].key == key) {
+                Some(&d) if self.vars.contains(&d) => Occ::Var(d),
+                Some(_) => Occ::Known,
+                None if ds.iter().any(|d| self.vars.contains(d)) => Occ::Bail,
+                None => Occ::Known,
+            },
+            Some(Resolved::Aggregate | Resolved::Field(_)) => {
+                let prefix = super::scope::normalize(&base);
+                let under = |d: &usize| {
+                    let b = &scope.decls[*d].base;
+                    b == &prefix || b.strip_prefix(prefix.as_str()).is_some_and(|r| r.starts_with('.'))
+                };
+                if self.vars.iter().any(under) { Occ::Bail } else { Occ::Known }
+            }
+            None => Occ::Bail,
+            _ => Occ::Known,
+        }
+    }
+}
+
+enum Occ {
+    Var(usize),
+    Known,
+    Bail,
+}
+
+/// The unknowns of the equations `rows` in one index space: `(declaration, order)` pairs
+/// in order of first appearance.
+pub(super) fn columns(rows: &[&Row]) -> (Vec<Vec<usize>>, Vec<(usize, u8)>) {
+    let mut index: BTreeMap<(usize, u8), usize> = BTreeMap::new();
+    let mut names = Vec::new();
+    let rows = rows
+        .iter()
+        .map(|r| {
+            r.occ
+                .iter()
+                .map(|&k| {
+                    *index.entry(k).or_insert_with(|| {
+                        names.push(k);
+                        names.len() - 1
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    (rows, names)
+}

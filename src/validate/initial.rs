@@ -1,0 +1,126 @@
+//! The initial system is not structurally overdetermined (the Σ-method on the initial
+//! system, Modelica 3.6 §8.6): its unknowns are the Real unknowns and the derivatives of
+//! the states; its equations the model's equations, the initial equations and `x = start`
+//! for each state with `fixed = true`. A maximum matching leaves equations over; the
+//! overdetermined part (Dulmage–Mendelsohn) is reported with its equations, as omc does.
+//!
+//! As omc: when the overdetermined part gives one unknown two different constant values
+//! (`x = 2; x = 3;`, or `x = 2` with `x(start = 1, fixed = true)`), the initial system is
+//! inconsistent: an error. Otherwise omc drops the redundant equations if they hold: a
+//! warning. Only for models whose equations determine the derivatives of the states and
+//! the algebraic unknowns (a perfect matching: index ≤ 1); others are left to the
+//! structural analysis.
+
+use super::continuous::{Origin, Row, System, columns};
+use super::diagnostic::{Diagnostic, Kind};
+use super::matching::{matching, overdetermined};
+use super::scope::Scope;
+use std::collections::BTreeMap;
+
+/// The unknowns named in the message; four times as many equations are shown.
+const SHOWN: usize = 10;
+
+pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
+    if !index_at_most_one(system) {
+        return None;
+    }
+    let rows: Vec<&Row> = system.equations.iter().chain(system.initial.iter()).collect();
+    let (cols, unknowns) = columns(&rows);
+    let assignment = matching(&cols, unknowns.len());
+    let (part, vars) = overdetermined(&cols, &assignment, unknowns.len());
+    if part.is_empty() {
+        return None;
+    }
+    let name = |(d, order): (usize, u8)| {
+        let key = &scope.decls[d].key;
+        if order == 1 { format!("der({key})") } else { key.clone() }
+    };
+    let mut names: Vec<String> = vars.iter().take(SHOWN).map(|&v| name(unknowns[v])).collect();
+    if vars.len() > SHOWN {
+        names.push("…".into());
+    }
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let summary =
+        format!("{} for {} ({})", plural(part.len(), "equation"), plural(vars.len(), "unknown"), names.join(", "));
+    let conflict = inconsistent(&part, &rows);
+    let mut diag = match &conflict {
+        Some((unknown, a, b)) => {
+            let (va, vb) = (rows[*a].value.map_or(0.0, |v| v.1), rows[*b].value.map_or(0.0, |v| v.1));
+            Diagnostic::error(
+                Kind::Initial,
+                rows[*b].span,
+                format!(
+                    "the initial system is overdetermined and inconsistent: `{}` = {va} and `{}` = {vb}; {summary}",
+                    name(*unknown),
+                    name(*unknown)
+                ),
+            )
+            .help("remove the initial equations in excess (or `fixed = true`): omc refuses an inconsistent initial system")
+        }
+        None => {
+            let at = part.iter().copied().find(|&e| rows[e].origin != Origin::Equation).unwrap_or(part[0]);
+            Diagnostic::warning(
+                Kind::Initial,
+                rows[at].span,
+                format!("the initial system is structurally overdetermined: {summary}"),
+            )
+            .help("omc drops redundant initial equations when they are consistent; remove the ones in excess")
+        }
+    };
+    for &e in part.iter().take(4 * SHOWN) {
+        let what = match rows[e].origin {
+            Origin::Equation => "equation",
+            Origin::Initial => "initial equation",
+            Origin::Fixed => "fixed = true: the start value is an initial equation",
+        };
+        if rows[e].span != diag.span {
+            diag = diag.with(rows[e].span, what);
+        }
+    }
+    Some(diag)
+}
+
+/// The model's equations determine the derivatives of its states and its algebraic
+/// unknowns: one each (a perfect matching, structural index ≤ 1).
+fn index_at_most_one(system: &System) -> bool {
+    let rows: Vec<Vec<(usize, u8)>> = system
+        .equations
+        .iter()
+        .map(|r| r.occ.iter().copied().filter(|&(d, o)| o == 1 || !system.states.contains(&d)).collect())
+        .collect();
+    if rows.len() != system.vars.len() {
+        return false;
+    }
+    let mut index: BTreeMap<(usize, u8), usize> = BTreeMap::new();
+    let cols: Vec<Vec<usize>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|k| {
+                    let n = index.len();
+                    *index.entry(*k).or_insert(n)
+                })
+                .collect()
+        })
+        .collect();
+    index.len() == rows.len() && matching(&cols, index.len()).iter().all(Option::is_some)
+}
+
+/// Two rows of the overdetermined part giving one unknown different constant values: the
+/// unknown and the two rows (the later one second).
+fn inconsistent(part: &[usize], rows: &[&Row]) -> Option<((usize, u8), usize, usize)> {
+    let mut seen: BTreeMap<(usize, u8), (usize, f64)> = BTreeMap::new();
+    for &e in part {
+        let Some((unknown, v)) = rows[e].value else { continue };
+        match seen.get(&unknown) {
+            Some(&(first, w)) if (v - w).abs() > 1e-12 * v.abs().max(w.abs()).max(1.0) => {
+                return Some((unknown, first, e));
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(unknown, (e, v));
+            }
+        }
+    }
+    None
+}
