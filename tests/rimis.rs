@@ -69,7 +69,7 @@ fn block_of_lines(out: &str) -> Vec<Option<usize>> {
 fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     let file = SourceFile::new("out.mo", out);
     let mut def = syntax::parse(out).map_err(|e| format!("output does not re-parse: {}", e.render(&file)))?;
-    mdae::move_declaration_equations(&mut def);
+    mdae_rimis::flat::move_declaration_equations(&mut def);
     let m = mdae::lower(&def, &file).map_err(|e| format!("output does not lower: {}", e.render(&file)))?;
     let lines = block_of_lines(out);
     let block_of = |line: u32| lines.get(line as usize - 1).copied().flatten();

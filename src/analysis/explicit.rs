@@ -2,6 +2,12 @@
 //! ([`super::sigma`]) in each, and gather the results into a [`Cdg`] whose conditions are
 //! unions of modes. Exponential in the number of modes; it is the reference the implicit
 //! strategy is tested against.
+//!
+//! Only the **structural modes** are enumerated: those some incidence guard or activity
+//! condition mentions. The Σ-matrix is the same for every value of the others (a switch's
+//! `off` in `v = s*(if off then 1 else R)`, a source's `time < startTime`), so one
+//! Σ-method covers the whole cube of modes that agree on the structural ones; the
+//! results are the same sets of modes as a full enumeration.
 
 use super::AnalysisError;
 use super::cdg::{Block, Cdg, Edge, Singular};
@@ -33,8 +39,48 @@ pub fn sigma_in_mode(mdae: &Mdae, holds: &dyn Fn(ModeId) -> bool) -> Graph {
         .collect()
 }
 
+/// The modes the Σ-matrix depends on: those an incidence guard or an activity condition
+/// mentions, in [`ModeId`] order.
+pub fn structural_modes(mdae: &Mdae) -> Vec<ModeId> {
+    let mut out = Vec::new();
+    for e in &mdae.equations {
+        e.active.modes(&mut out);
+        for inc in &e.incidence {
+            inc.when.modes(&mut out);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// How many assignments of the structural modes some valid mode has (what the explicit
+/// strategy enumerates), if at most 2^[`EXPLICIT_MAX_MODES`] are tried.
+pub fn enumerated_modes(mdae: &Mdae) -> Option<u64> {
+    let structural = structural_modes(mdae);
+    if structural.len() > EXPLICIT_MAX_MODES {
+        return None;
+    }
+    let space = ModeSpace::of_modes(mdae);
+    let others: Vec<_> = (0..mdae.modes.len())
+        .filter(|&m| !structural.contains(&ModeId(m as u32)))
+        .map(|m| space.mode_vars[m])
+        .collect();
+    let projected = space.valid(mdae).exists(&others);
+    let count = projected.exact_cardinality() >> others.len();
+    u64::try_from(count).ok()
+}
+
+/// The modes whose structural modes take the values `bits` (bit i: `structural[i]`).
+fn cube(space: &ModeSpace, structural: &[ModeId], bits: u64) -> Bdd {
+    structural.iter().enumerate().fold(space.mk_true(), |acc, (i, &m)| {
+        let lit = space.cond(&crate::mdae::Cond::Mode(m));
+        acc.and(&if bits >> i & 1 == 1 { lit } else { lit.not() })
+    })
+}
+
 pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
-    let k = mdae.modes.len();
+    let structural = structural_modes(mdae);
+    let k = structural.len();
     if k > EXPLICIT_MAX_MODES {
         return Err(AnalysisError::TooManyModes { dimensions: k, limit: EXPLICIT_MAX_MODES });
     }
@@ -44,132 +90,187 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
     let space = ModeSpace::of_modes(mdae);
     let valid = space.valid(mdae);
     let n_var = mdae.vars.len();
-    let mut acc = Acc::new(&space, mdae);
+    let mut acc = Acc::new(mdae, 1usize << k);
     for bits in 0u64..(1u64 << k) {
-        let holds = |m: ModeId| bits >> m.0 & 1 == 1;
-        if !mdae.invariants.iter().all(|inv| inv.cond.eval(&holds)) {
+        let mode = cube(&space, &structural, bits).and(&valid);
+        if mode.is_false() {
             continue;
         }
-        let mode = space.minterm(bits);
+        let at = bits as u32;
+        acc.valid[bits as usize] = true;
+        let holds = |m: ModeId| structural.iter().position(|&s| s == m).is_some_and(|i| bits >> i & 1 == 1);
         match analyse(&sigma_in_mode(mdae, &holds), n_var) {
             SingleMode::Singular(dm) => {
                 let key = (dm.over_eqs.clone(), dm.under_vars.clone());
-                let e = acc.singular.entry(key).or_insert_with(|| (space.mk_false(), bits));
-                e.0 = e.0.or(&mode);
+                let e =
+                    acc.singular.entry(key).or_insert_with(|| (Vec::new(), space.example(&mode).unwrap_or_default()));
+                e.0.push(at);
             }
             SingleMode::Nonsingular(s) => {
-                acc.regular = acc.regular.or(&mode);
+                acc.regular.push(at);
                 for (i, &c) in s.c.iter().enumerate() {
-                    or_value(&mut acc.offsets[i], c, &mode);
+                    push_value(&mut acc.offsets[i], c, at);
                 }
                 for (j, &d) in s.d.iter().enumerate() {
-                    or_value(&mut acc.orders[j], d, &mode);
+                    push_value(&mut acc.orders[j], d, at);
                 }
                 // Each instance is kept once, under an id; the edges refer to ids.
-                let ids: Vec<usize> = s.blocks.into_iter().map(|b| acc.block(b, &mode)).collect();
+                let ids: Vec<usize> = s.blocks.into_iter().map(|b| acc.block(b, at)).collect();
                 for &(a, b) in &s.deps {
-                    let e = acc.edges.entry((ids[a], ids[b])).or_insert_with(|| space.mk_false());
-                    *e = e.or(&mode);
+                    acc.edges.entry((ids[a], ids[b])).or_default().push(at);
                 }
             }
         }
     }
-    Ok(acc.finish(space, valid))
+    Ok(acc.finish(space, valid, &structural))
 }
 
-/// Adds `mode` to the modes of `value` (a few values per equation or variable: a list).
-fn or_value(values: &mut Vec<(u32, Bdd)>, value: u32, mode: &Bdd) {
+/// The assignments of the structural modes (by number) where a result holds.
+type Assignments = Vec<u32>;
+
+/// Adds assignment `at` to the assignments of `value` (a few values per equation or
+/// variable: a list).
+fn push_value(values: &mut Vec<(u32, Assignments)>, value: u32, at: u32) {
     match values.iter_mut().find(|(v, _)| *v == value) {
-        Some((_, m)) => *m = m.or(mode),
-        None => values.push((value, mode.clone())),
+        Some((_, a)) => a.push(at),
+        None => values.push((value, vec![at])),
     }
 }
 
-/// What the modes gathered so far give. Memory is linear in the model (issue 15: a model
-/// without modes of 10^5 equations kept every block instance three times, and a search
-/// tree per equation).
+/// What the assignments gathered so far give. Memory is linear in the model (issue 15: a
+/// model without modes of 10^5 equations kept every block instance three times).
 struct Acc {
-    regular: Bdd,
-    singular: BTreeMap<(Vec<usize>, Vec<usize>), (Bdd, u64)>,
-    offsets: Vec<Vec<(u32, Bdd)>>,
-    orders: Vec<Vec<(u32, Bdd)>>,
-    /// The id of every block instance, and the modes of each id.
+    /// Which assignments some valid mode has.
+    valid: Vec<bool>,
+    regular: Assignments,
+    singular: BTreeMap<(Vec<usize>, Vec<usize>), (Assignments, Vec<(ModeId, bool)>)>,
+    offsets: Vec<Vec<(u32, Assignments)>>,
+    orders: Vec<Vec<(u32, Assignments)>>,
+    /// The id of every block instance, and the assignments of each id.
     ids: BTreeMap<BlockInstance, usize>,
-    blocks: Vec<Bdd>,
-    edges: BTreeMap<(usize, usize), Bdd>,
+    blocks: Vec<Assignments>,
+    edges: BTreeMap<(usize, usize), Assignments>,
 }
 
 impl Acc {
-    fn new(space: &ModeSpace, mdae: &Mdae) -> Acc {
+    fn new(mdae: &Mdae, assignments: usize) -> Acc {
         Acc {
-            regular: space.mk_false(),
+            valid: vec![false; assignments],
+            regular: Vec::new(),
             singular: BTreeMap::new(),
             offsets: vec![Vec::new(); mdae.equations.len()],
             orders: vec![Vec::new(); mdae.vars.len()],
-            blocks: Vec::new(),
             ids: BTreeMap::new(),
+            blocks: Vec::new(),
             edges: BTreeMap::new(),
         }
     }
 
-    /// The id of instance `b`, whose modes now include `mode`.
-    fn block(&mut self, b: BlockInstance, mode: &Bdd) -> usize {
+    /// The id of instance `b`, whose assignments now include `at`.
+    fn block(&mut self, b: BlockInstance, at: u32) -> usize {
         if let Some(&id) = self.ids.get(&b) {
-            self.blocks[id] = self.blocks[id].or(mode);
+            self.blocks[id].push(at);
             return id;
         }
         let id = self.blocks.len();
         self.ids.insert(b, id);
-        self.blocks.push(mode.clone());
+        self.blocks.push(vec![at]);
         id
     }
 
     /// The CDG: blocks sorted by instance, edges by (from, to) in that order (the order of
     /// the instance pairs).
-    fn finish(self, space: ModeSpace, valid: Bdd) -> Cdg {
+    fn finish(self, space: ModeSpace, valid: Bdd, structural: &[ModeId]) -> Cdg {
+        let sets = Sets::new(&space, &valid, structural, &self.valid);
         let mut rank = vec![0usize; self.blocks.len()];
-        let mut conds = self.blocks;
         let blocks: Vec<Block> = self
             .ids
             .into_iter()
             .enumerate()
             .map(|(r, (b, id))| {
                 rank[id] = r;
-                into_block(b, std::mem::replace(&mut conds[id], space.mk_false()))
+                into_block(b, sets.bdd(&self.blocks[id]))
             })
             .collect();
         let mut edges: Vec<Edge> =
-            self.edges.into_iter().map(|((a, b), cond)| Edge { from: rank[a], to: rank[b], cond }).collect();
+            self.edges.iter().map(|(&(a, b), at)| Edge { from: rank[a], to: rank[b], cond: sets.bdd(at) }).collect();
         edges.sort_by_key(|e| (e.from, e.to));
-        let bits = |b: u64| (0..space.mode_vars.len()).map(|m| (ModeId(m as u32), b >> m & 1 == 1)).collect();
         let singular = self
             .singular
             .into_iter()
-            .map(|((over, under), (cond, ex))| Singular {
-                cond,
-                example: bits(ex),
+            .map(|((over, under), (at, example))| Singular {
+                cond: sets.bdd(&at),
+                example,
                 overdetermined: over.into_iter().map(|i| EqId(i as u32)).collect(),
                 underdetermined: under.into_iter().map(|j| VarId(j as u32)).collect(),
             })
             .collect();
-        let flat = |v: Vec<Vec<(u32, Bdd)>>| {
+        let flat = |v: Vec<Vec<(u32, Assignments)>>| {
             v.into_iter()
                 .map(|mut m| {
                     m.sort_unstable_by_key(|x| x.0);
-                    m
+                    m.into_iter().map(|(n, at)| (n, sets.bdd(&at))).collect()
                 })
                 .collect()
         };
         Cdg {
-            space,
-            valid,
-            regular: self.regular,
+            regular: sets.bdd(&self.regular),
             singular,
             offsets: flat(self.offsets),
             orders: flat(self.orders),
             blocks,
             edges,
+            space,
+            valid,
         }
+    }
+}
+
+/// Sets of assignments of the structural modes as BDDs over the whole mode space.
+struct Sets<'a> {
+    valid: &'a Bdd,
+    /// `vars[i]`: the BDD of structural mode i.
+    vars: Vec<Bdd>,
+    /// `before[n]`: how many valid assignments are numbered below n.
+    before: Vec<u32>,
+    space: &'a ModeSpace,
+}
+
+impl<'a> Sets<'a> {
+    fn new(space: &'a ModeSpace, valid: &'a Bdd, structural: &[ModeId], flags: &[bool]) -> Sets<'a> {
+        let vars = structural.iter().map(|&m| space.cond(&crate::mdae::Cond::Mode(m))).collect();
+        let mut before = Vec::with_capacity(flags.len() + 1);
+        let mut n = 0;
+        before.push(0);
+        for &f in flags {
+            n += u32::from(f);
+            before.push(n);
+        }
+        Sets { valid, vars, before, space }
+    }
+
+    /// The modes whose structural assignment is in `at` (increasing numbers).
+    fn bdd(&self, at: &[u32]) -> Bdd {
+        self.build(self.vars.len(), 0, at).and(self.valid)
+    }
+
+    /// The assignments numbered `start .. start + 2^level` that are in `at` (those
+    /// numbers only), invalid assignments taken as don't-cares.
+    fn build(&self, level: usize, start: u32, at: &[u32]) -> Bdd {
+        let end = start + (1u32 << level);
+        let valid_here = self.before[end as usize] - self.before[start as usize];
+        if at.is_empty() {
+            return self.space.mk_false();
+        }
+        if at.len() as u32 == valid_here {
+            return self.space.mk_true();
+        }
+        let mid = start + (1u32 << (level - 1));
+        let split = at.partition_point(|&a| a < mid);
+        let lo = self.build(level - 1, start, &at[..split]);
+        let hi = self.build(level - 1, mid, &at[split..]);
+        let v = &self.vars[level - 1];
+        v.and(&hi).or(&v.not().and(&lo))
     }
 }
 

@@ -81,7 +81,7 @@ mod tests {
     fn fits(src: &str) -> bool {
         let file = SourceFile::new("m.mo", src);
         let mut def = crate::syntax::parser::parse(src).expect("parses");
-        crate::mdae::move_declaration_equations(&mut def);
+        crate::flat::move_declaration_equations(&mut def);
         let mdae = crate::mdae::lower(&def, &file).expect("lowers");
         let cdg = analyse(&mdae, Strategy::Auto).expect("analyses");
         fits_every_mode(&mdae, &cdg)

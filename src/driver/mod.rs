@@ -119,7 +119,7 @@ pub fn parse_model(file: &SourceFile) -> Result<syntax::ast::StoredDefinition, D
 
 /// Parses, checks and validates `file` ([`crate::validate`]: errors refuse it), then moves
 /// the declaration equations of its model into its equations
-/// ([`mdae::move_declaration_equations`]): the form every later stage reads. Also returns
+/// ([`crate::flat::move_declaration_equations`]): the form every later stage reads. Also returns
 /// the validation's warnings, rendered for stderr.
 pub fn parse_valid(file: &SourceFile) -> Result<(syntax::ast::StoredDefinition, Vec<String>), DriverError> {
     let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
@@ -130,7 +130,7 @@ pub fn parse_valid(file: &SourceFile) -> Result<(syntax::ast::StoredDefinition, 
     if !errors.is_empty() {
         return Err(DriverError::Invalid { file: Box::new(file.clone()), errors });
     }
-    mdae::move_declaration_equations(&mut def);
+    crate::flat::move_declaration_equations(&mut def);
     Ok((def, warnings.iter().map(|w| w.render(file).trim_end().to_string()).collect()))
 }
 
@@ -228,7 +228,7 @@ fn analysis_hint(error: &AnalysisError) -> &'static str {
         AnalysisError::TooManyModes { .. } => {
             "; use --strategy implicit (all modes at once, with BDDs) or --strategy auto"
         }
-        AnalysisError::Unsupported(_) => "",
+        AnalysisError::Unsupported(_) | AnalysisError::TooLarge { .. } | AnalysisError::TooManyLocalModes { .. } => "",
     }
 }
 

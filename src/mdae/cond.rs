@@ -78,6 +78,13 @@ impl Cond {
         }
     }
 
+    /// Every mode the formula mentions, in order of first mention (as a new list).
+    pub fn modes_of(&self) -> Vec<ModeId> {
+        let mut out = Vec::new();
+        self.modes(&mut out);
+        out
+    }
+
     /// Every mode the formula mentions, in order of first mention.
     pub fn modes(&self, out: &mut Vec<ModeId>) {
         match self {

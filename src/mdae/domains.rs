@@ -13,7 +13,7 @@
 //! The lowering encodes a domain one-hot: one mode `k == v` per value, with the
 //! exclusivity invariant "exactly one of them" in χ_M.
 
-use super::eval::{Env, Value};
+use crate::flat::eval::{Env, Value};
 use crate::syntax::ast::{
     ClassPart, Composition, Element, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Statement, StatementKind,
     UnOp,
@@ -108,6 +108,7 @@ pub(super) fn infer(comp: &Composition, names: &Names) -> BTreeMap<String, Vec<D
                 });
             }
             ClassPart::Algorithm { initial: true, .. } => {}
+            ClassPart::StateMachine(_) => {}
         }
     }
     let mut out = BTreeMap::new();

@@ -21,6 +21,8 @@ impl Lowering<'_> {
     ) -> Result<(), LowerError> {
         match &e.kind {
             ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::End => {}
+            ExprKind::Partial(c) => self.args_incidence(&c.args, guard, order, out)?,
+            ExprKind::Boxed(x) => self.incidence(x, guard, order, out)?,
             ExprKind::Name(n) => self.name_incidence(n.as_str(), guard, order, out),
             ExprKind::Ref(r) => {
                 let mut name = String::new();
@@ -120,9 +122,21 @@ impl Lowering<'_> {
         Ok(())
     }
 
-    fn name_incidence(&self, name: &str, guard: &Cond, order: u8, out: &mut Vec<Incidence>) {
-        if let Some(NameKind::Unknown(v)) = self.kinds.get(name) {
-            out.push(Incidence { var: *v, order, when: guard.clone() });
+    /// A scalar's incidence, or that of every scalar a whole array or record (or a
+    /// reference with a variable subscript) may read.
+    fn name_incidence(&mut self, name: &str, guard: &Cond, order: u8, out: &mut Vec<Incidence>) {
+        match self.kinds.get(name) {
+            Some(NameKind::Unknown(v)) => out.push(Incidence { var: *v, order, when: guard.clone() }),
+            Some(_) => {}
+            None => {
+                let Some(scalars) = self.flat.aggregate_reads.get(name) else { return };
+                for &k in scalars {
+                    if let Some(NameKind::Unknown(v)) = self.kinds.get(&self.flat.vars[k].name) {
+                        self.reads_whole = true;
+                        out.push(Incidence { var: *v, order, when: guard.clone() });
+                    }
+                }
+            }
         }
     }
 }

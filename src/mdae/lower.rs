@@ -1,19 +1,21 @@
-//! AST → [`Mdae`]: picks the model class, classifies its components (unknowns, known
-//! values, Boolean candidates for mode variables), turns every real equation into a
-//! residual with its guarded incidence, pairs if-equations branch by branch, evaluates
-//! static conditions, reads mode invariants from `assert`s and keeps the rest aside.
-//!
-//! Refused by name: `connect`, for-equations, tuple equations, array unknowns,
-//! algorithms assigning a real unknown, if-equations whose branches have different
-//! numbers of real equations.
+//! [`FlatModel`] → [`Mdae`]: the continuous part of the flat model as residuals with
+//! their guarded incidence. Classifies the names (real unknowns, known values, Boolean
+//! candidates for mode variables, Integer/enumeration candidates for finite domains),
+//! turns every continuous equation into a residual, pairs if-equations branch by
+//! branch (unequal counts: an error naming the if-equation), gives each block of the
+//! flat model (algorithm section, tuple equation, …) one residual per row reading all
+//! its unknowns, and reads mode invariants from the `assert`s that pass through;
+//! conditions become [`Cond`]s over mode variables (non-parameter Booleans), one-hot
+//! domain modes and mode atoms (every other condition, shared by canonical text).
 
 use super::domains::{self, DomainValue};
-use super::eval::{Env, Value};
 use super::incidence::merge;
 use super::{
-    Arm, Body, Cond, Equation, Incidence, Invariant, Kept, KeptKind, LowerError, Mdae, Mode, ModeId, ModeKind, VarId,
+    Arm, AsWritten, Body, Cond, EqId, Equation, Incidence, Invariant, LowerError, Mdae, Mode, ModeId, ModeKind, VarId,
     Variable,
 };
+use crate::flat::eval::{Env, Value};
+use crate::flat::{self, Block, FlatEquation, FlatModel, Type, Variability};
 use crate::syntax::SourceFile;
 use crate::syntax::ast::*;
 use crate::syntax::printer::expr::{expr_to_string, write_cref};
@@ -28,23 +30,26 @@ pub(super) enum NameKind {
     Known,
     /// A non-parameter Boolean variable: a mode variable once used in a condition.
     Boolean,
-    /// Integer, String or enumeration variables (not analysed).
+    /// Integer, String, enumeration or clock variables (not analysed).
     Other,
 }
 
 pub(super) struct Lowering<'a> {
-    file: &'a SourceFile,
-    env: Env<'a>,
+    pub(super) file: &'a SourceFile,
+    pub(super) flat: &'a FlatModel,
+    pub(super) env: Env<'a>,
     pub(super) kinds: HashMap<String, NameKind>,
-    modes: HashMap<String, ModeId>,
-    out: Mdae,
+    pub(super) modes: HashMap<String, ModeId>,
+    pub(super) out: Mdae,
     ids: HashMap<u32, u32>,
     /// Non-parameter Integer and enumeration variables, candidates for a finite domain.
     integers: HashSet<String>,
     enumerations: HashSet<String>,
-    decl_spans: HashMap<String, crate::syntax::Span>,
+    pub(super) decl_spans: HashMap<String, crate::syntax::Span>,
     /// Finite domains ([`domains`]); the one-hot modes are made at the first comparison.
-    domains: BTreeMap<String, Vec<DomainValue>>,
+    pub(super) domains: BTreeMap<String, Vec<DomainValue>>,
+    /// Set when the incidence being computed reads a whole array or record.
+    pub(super) reads_whole: bool,
     /// Inside `noEvent(…)` or `smooth(…)`: conditions generate no events there (omc
     /// makes no zero crossing inside either), and their atoms keep `noEvent`.
     pub(super) no_events: u32,
@@ -56,130 +61,67 @@ struct Residual<'a> {
     first: &'a crate::syntax::ast::Equation,
 }
 
-/// Lowers the model class of `def` (the last non-function class; inside a Base Modelica
-/// package, its last model) into an mDAE.
+/// Lowers the model class of `def`: reads it as a flat model ([`flat::flatten`]), then
+/// lowers that.
 pub fn lower(def: &StoredDefinition, file: &SourceFile) -> Result<Mdae, LowerError> {
+    let model = flat::flatten(def).map_err(|e| LowerError::new(e.span, e.message))?;
+    lower_flat(def, &model, file)
+}
+
+/// Lowers the continuous part of `model` (read from `def`) into an mDAE.
+pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) -> Result<Mdae, LowerError> {
     let class =
-        model_class(def).ok_or_else(|| LowerError::new(def.span, "no model or class to analyse in this file"))?;
+        flat::model_class(def).ok_or_else(|| LowerError::new(def.span, "no model or class to analyse in this file"))?;
     let ClassBody::Long(comp) = &class.body else {
         return Err(LowerError::new(class.span, "the model must be a long class definition (`model M … end M;`)"));
     };
     let mut l = Lowering {
         file,
-        env: Env { bindings: HashMap::new() },
+        flat: model,
+        env: Env { bindings: &model.bindings },
         kinds: HashMap::new(),
         modes: HashMap::new(),
-        out: Mdae { name: class.name.text.as_str().trim_matches('\'').to_string(), ..Mdae::default() },
+        out: Mdae { name: model.name.clone(), ..Mdae::default() },
         ids: HashMap::new(),
         integers: HashSet::new(),
         enumerations: HashSet::new(),
         decl_spans: HashMap::new(),
         domains: BTreeMap::new(),
+        reads_whole: false,
         no_events: 0,
     };
-    let discrete = when_assigned(comp);
-    for part in &comp.parts {
-        if let ClassPart::Elements { elements, .. } = part {
-            for e in elements {
-                l.element(e, &discrete)?;
-            }
-        }
+    for v in &model.vars {
+        l.declare(v);
     }
     let declared = |n: &str| l.kinds.contains_key(n);
     let names =
         domains::Names { integers: &l.integers, enumerations: &l.enumerations, declared: &declared, env: &l.env };
     l.domains = domains::infer(comp, &names);
-    for part in &comp.parts {
-        match part {
-            ClassPart::Elements { .. } => {}
-            ClassPart::Equations { initial: true, span, .. } => l.keep(KeptKind::InitialEquation, *span),
-            ClassPart::Equations { initial: false, equations, .. } => {
-                for eq in equations {
-                    l.equation(eq)?;
+    // Continuous equations and passed ones, in source order (asserts make invariants).
+    let mut passed = model.passed.iter().peekable();
+    for fe in &model.equations {
+        let start = match fe {
+            FlatEquation::Real { equation } => equation.span.start,
+            FlatEquation::Block(b) => b.span.start,
+        };
+        while let Some(p) = passed.next_if(|p| p.span.start < start) {
+            l.passed(p)?;
+        }
+        match fe {
+            FlatEquation::Real { equation } => {
+                for r in l.residuals(equation)? {
+                    l.push_residual(r)?;
                 }
             }
-            ClassPart::Algorithm { statements, span, .. } => {
-                l.algorithm(statements)?;
-                l.keep(KeptKind::Algorithm, *span);
-            }
+            FlatEquation::Block(b) => l.block(b),
         }
     }
+    for p in passed {
+        l.passed(p)?;
+    }
+    l.mode_equation_invariants();
+    l.out.passed = model.passed.clone();
     Ok(l.out)
-}
-
-pub(crate) fn model_class(def: &StoredDefinition) -> Option<&ClassDef> {
-    match model_location(def)? {
-        ModelAt::Top(k) => Some(&def.classes[k]),
-        ModelAt::Nested { package, part, element } => match &def.classes[package].body {
-            ClassBody::Long(comp) => match &comp.parts[part] {
-                ClassPart::Elements { elements, .. } => match &elements[element] {
-                    Element::Class(c) => Some(&**c),
-                    _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        },
-    }
-}
-
-/// [`model_class`], mutable (for the passes that rewrite the model before lowering).
-pub(crate) fn model_class_mut(def: &mut StoredDefinition) -> Option<&mut ClassDef> {
-    match model_location(def)? {
-        ModelAt::Top(k) => Some(&mut def.classes[k]),
-        ModelAt::Nested { package, part, element } => match &mut def.classes[package].body {
-            ClassBody::Long(comp) => match &mut comp.parts[part] {
-                ClassPart::Elements { elements, .. } => match &mut elements[element] {
-                    Element::Class(c) => Some(&mut **c),
-                    _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        },
-    }
-}
-
-/// Where the model class sits in the file.
-enum ModelAt {
-    Top(usize),
-    Nested { package: usize, part: usize, element: usize },
-}
-
-/// The last long `model`/`class`/`block` of the file, else (Base Modelica:
-/// `package 'M' … model 'M' … end 'M'; end 'M';`) the last one nested in a top-level class.
-fn model_location(def: &StoredDefinition) -> Option<ModelAt> {
-    let is_model = |c: &ClassDef| {
-        matches!(c.kind, ClassKind::Class | ClassKind::Model | ClassKind::Block) && matches!(c.body, ClassBody::Long(_))
-    };
-    if let Some(k) = def.classes.iter().rposition(is_model) {
-        return Some(ModelAt::Top(k));
-    }
-    def.classes.iter().enumerate().rev().find_map(|(package, p)| {
-        let ClassBody::Long(comp) = &p.body else { return None };
-        comp.parts.iter().enumerate().rev().find_map(|(part, cp)| match cp {
-            ClassPart::Elements { elements, .. } => elements
-                .iter()
-                .rposition(|e| matches!(e, Element::Class(c) if is_model(c)))
-                .map(|element| ModelAt::Nested { package, part, element }),
-            _ => None,
-        })
-    })
-}
-
-/// Names assigned by when-equations: they are discrete.
-fn when_assigned(comp: &Composition) -> Vec<String> {
-    let mut out = Vec::new();
-    for part in &comp.parts {
-        if let ClassPart::Equations { equations, .. } = part {
-            domains::walk_equations(equations, false, &mut |lhs, _, continuous| {
-                if let Some(n) = ref_name(lhs).filter(|_| !continuous) {
-                    out.push(n)
-                }
-            });
-        }
-    }
-    out
 }
 
 /// The variable name `e` refers to, if it is a plain or subscripted reference.
@@ -196,156 +138,92 @@ pub(super) fn ref_name(e: &Expr) -> Option<String> {
 }
 
 impl<'a> Lowering<'a> {
-    fn keep(&mut self, kind: KeptKind, span: crate::syntax::Span) {
-        self.out.kept.push(Kept { kind, span });
-    }
-
-    fn element(&mut self, e: &'a Element, discrete: &[String]) -> Result<(), LowerError> {
-        let c = match e {
-            Element::Component(c) => c,
-            Element::Class(_) | Element::Import(_) | Element::Annotation(_) => return Ok(()),
-            Element::Extends(x) => return Err(LowerError::new(x.span, "unsupported construct `extends`")),
+    fn declare(&mut self, v: &flat::Var) {
+        let fixed = v.is_fixed();
+        let kind = match v.ty {
+            Type::Real if v.is_unknown() => {
+                let id = VarId(self.out.vars.len() as u32);
+                self.out.vars.push(Variable { name: v.name.clone(), span: v.span });
+                NameKind::Unknown(id)
+            }
+            Type::Real => NameKind::Known,
+            Type::Boolean if !fixed => NameKind::Boolean,
+            Type::Boolean => NameKind::Known,
+            Type::Integer if !fixed => {
+                self.integers.insert(v.name.clone());
+                NameKind::Other
+            }
+            Type::Enumeration if !fixed => {
+                self.enumerations.insert(v.name.clone());
+                NameKind::Other
+            }
+            _ => NameKind::Other,
         };
-        let type_name = match &c.type_spec {
-            TypeSpec::Name(n) => n.text.as_str().to_string(),
-            TypeSpec::Enumeration { .. } => "enumeration".to_string(),
-        };
-        let fixed_value = c.has(Prefix::Parameter) || c.has(Prefix::Constant);
-        for d in c.declarations.iter() {
-            let mut name = String::new();
-            write_cref(&mut name, &d.name);
-            let value = d.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| &v.expr);
-            if fixed_value {
-                if let Some(v) = value {
-                    self.env.bindings.insert(name.clone(), v);
-                }
-            }
-            let kind = match type_name.as_str() {
-                "Real" if fixed_value || c.has(Prefix::Discrete) || c.has(Prefix::Input) => NameKind::Known,
-                "Real" if discrete.contains(&name) => NameKind::Known,
-                "Real" => {
-                    if !c.type_dims.is_empty() || !d.dims.is_empty() {
-                        return Err(LowerError::new(
-                            d.span,
-                            format!("unsupported construct: array variable `{name}` (scalarise the model first)"),
-                        ));
-                    }
-                    let id = VarId(self.out.vars.len() as u32);
-                    self.out.vars.push(Variable { name: name.clone(), span: d.span });
-                    NameKind::Unknown(id)
-                }
-                "Boolean" if !fixed_value => NameKind::Boolean,
-                "Boolean" => NameKind::Known,
-                "Integer" if !fixed_value => {
-                    self.integers.insert(name.clone());
-                    NameKind::Other
-                }
-                "String" => NameKind::Other,
-                _ if !fixed_value && c.type_dims.is_empty() && d.dims.is_empty() => {
-                    // An enumeration (inline or named type) or a record; only an
-                    // enumeration can have a domain of literals.
-                    self.enumerations.insert(name.clone());
-                    NameKind::Other
-                }
-                _ => NameKind::Other,
-            };
-            if fixed_value || c.has(Prefix::Discrete) || discrete.contains(&name) || type_name != "Real" {
-                self.out.time_invariant.insert(name.clone());
-            }
-            self.decl_spans.insert(name.clone(), d.span);
-            self.kinds.insert(name, kind);
+        if v.is_time_invariant() {
+            self.out.time_invariant.insert(v.name.clone());
         }
-        Ok(())
+        debug_assert!(v.variability != Variability::Continuous || v.ty != Type::Real || kind != NameKind::Known);
+        self.decl_spans.insert(v.name.clone(), v.span);
+        self.kinds.insert(v.name.clone(), kind);
     }
 
-    fn algorithm(&mut self, statements: &[Statement]) -> Result<(), LowerError> {
-        for s in statements {
-            match &s.kind {
-                StatementKind::Assign { target, .. } => {
-                    if let Some(n) = ref_name(target) {
-                        if let Some(NameKind::Unknown(_)) = self.kinds.get(&n) {
-                            return Err(LowerError::new(
-                                s.span,
-                                format!("unsupported construct: an algorithm section assigns the real unknown `{n}`"),
-                            ));
-                        }
-                    }
-                }
-                StatementKind::If { branches, else_branch } => {
-                    for (_, b) in branches {
-                        self.algorithm(b)?;
-                    }
-                    if let Some(b) = else_branch {
-                        self.algorithm(b)?;
-                    }
-                }
-                StatementKind::For { body, .. } | StatementKind::While { body, .. } => self.algorithm(body)?,
-                StatementKind::When { branches } => {
-                    for (_, b) in branches {
-                        self.algorithm(b)?;
-                    }
-                }
-                StatementKind::Call(_) | StatementKind::Return | StatementKind::Break => {}
-            }
+    /// A passed equation: an `assert` on mode variables is a mode invariant.
+    fn passed(&mut self, eq: &crate::syntax::ast::Equation) -> Result<(), LowerError> {
+        let EquationKind::Call(c) = &eq.kind else { return Ok(()) };
+        if c.function.text.as_str() != "assert" {
+            return Ok(());
         }
-        Ok(())
-    }
-
-    fn equation(&mut self, eq: &'a crate::syntax::ast::Equation) -> Result<(), LowerError> {
-        match &eq.kind {
-            EquationKind::When { .. } => self.keep(KeptKind::When, eq.span),
-            EquationKind::Connect(_) => {
-                return Err(LowerError::new(eq.span, "unsupported construct `connect` (flatten the model first)"));
-            }
-            EquationKind::For { .. } => {
-                return Err(LowerError::new(
-                    eq.span,
-                    "unsupported construct: for-equation (scalarise the model first)",
-                ));
-            }
-            EquationKind::Call(c) => self.call_equation(eq, c)?,
-            EquationKind::Simple { lhs, .. } if self.is_mode_equation(lhs) => {
-                self.keep(KeptKind::ModeEquation, eq.span)
-            }
-            EquationKind::Simple { lhs, .. } if matches!(lhs.kind, ExprKind::Tuple(_)) => {
-                return Err(LowerError::new(eq.span, "unsupported construct: tuple equation `(a, b) = f(…)`"));
-            }
-            EquationKind::Simple { .. } | EquationKind::If { .. } => {
-                for r in self.residuals(eq)? {
-                    self.push_residual(r)?;
+        if let FunctionArgs::List { positional, .. } = &c.args {
+            if let Some(cond) = positional.first() {
+                if self.only_mode_variables(cond) {
+                    let cond = self.cond(cond)?;
+                    self.out.invariants.push(Invariant { cond, span: eq.span });
                 }
             }
         }
         Ok(())
     }
 
-    fn is_mode_equation(&self, lhs: &Expr) -> bool {
-        ref_name(lhs).is_some_and(|n| matches!(self.kinds.get(&n), Some(NameKind::Boolean | NameKind::Other)))
+    /// One residual per row of a block, each reading all of the block's unknowns.
+    fn block(&mut self, b: &Block) {
+        let incidence: Vec<Incidence> = b
+            .unknowns
+            .iter()
+            .filter_map(|&(k, order)| match self.kinds.get(&self.flat.vars[k].name) {
+                Some(NameKind::Unknown(v)) => Some(Incidence { var: *v, order, when: Cond::True }),
+                _ => None,
+            })
+            .collect();
+        let (line, _) = self.file.line_col(b.span.start as usize);
+        let zero = Expr::new(ExprKind::Number(text("0")), b.span);
+        for row in 0..b.rows {
+            let id = self.fresh_id(line as u32);
+            let e = EqId(self.out.equations.len() as u32);
+            self.out.as_written.insert(e, AsWritten::Block { what: b.what.clone(), span: b.span });
+            self.out.equations.push(Equation {
+                id,
+                line: line as u32,
+                span: b.span,
+                text: format!("{} (equation {} of {})", b.what, row + 1, b.rows),
+                active: Cond::True,
+                incidence: incidence.clone(),
+                body: Body::Simple { lhs: zero.clone(), rhs: zero.clone() },
+            });
+        }
     }
 
-    fn call_equation(&mut self, eq: &crate::syntax::ast::Equation, c: &Call) -> Result<(), LowerError> {
-        if c.function.text.as_str() == "assert" {
-            if let FunctionArgs::List { positional, .. } = &c.args {
-                if let Some(cond) = positional.first() {
-                    if self.only_mode_variables(cond) {
-                        let cond = self.cond(cond)?;
-                        self.out.invariants.push(Invariant { cond, span: eq.span });
-                        return Ok(());
-                    }
-                }
-            }
-        }
-        if c.function.text.as_str() == "reinit" {
-            return Err(LowerError::new(eq.span, "`reinit` is only allowed inside a when-equation"));
-        }
-        self.keep(KeptKind::Call, eq.span);
-        Ok(())
+    fn fresh_id(&mut self, line: u32) -> String {
+        let n = self.ids.entry(line).or_insert(0);
+        *n += 1;
+        if *n == 1 { format!("e{line}") } else { format!("e{line}_{n}") }
     }
 
     /// True when `e` is built from non-parameter Boolean variables with `and`/`or`/`not`.
     fn only_mode_variables(&self, e: &Expr) -> bool {
         match &e.kind {
-            ExprKind::Name(n) => self.kinds.get(n.as_str()) == Some(&NameKind::Boolean),
+            ExprKind::Name(_) | ExprKind::Ref(_) => {
+                ref_name(e).is_some_and(|n| self.kinds.get(&n) == Some(&NameKind::Boolean))
+            }
             ExprKind::Unary(UnOp::Not, x) => self.only_mode_variables(x),
             ExprKind::Binary(BinOp::And | BinOp::Or, xs) => xs.iter().all(|x| self.only_mode_variables(x)),
             ExprKind::Bool(_) => true,
@@ -385,14 +263,7 @@ impl<'a> Lowering<'a> {
         let mut out = Vec::new();
         for eq in body {
             match &eq.kind {
-                EquationKind::Simple { lhs, .. } if self.is_mode_equation(lhs) => {
-                    return Err(LowerError::new(
-                        eq.span,
-                        "unsupported construct: a mode (Boolean) equation inside a multimode if-equation",
-                    ));
-                }
                 EquationKind::Simple { .. } | EquationKind::If { .. } => out.extend(self.residuals(eq)?),
-                EquationKind::Call(c) if c.function.text.as_str() == "assert" => {}
                 _ => {
                     return Err(LowerError::new(
                         eq.span,
@@ -448,6 +319,7 @@ impl<'a> Lowering<'a> {
 
     fn push_residual(&mut self, r: Residual<'a>) -> Result<(), LowerError> {
         let mut inc: Vec<Incidence> = Vec::new();
+        self.reads_whole = false;
         for (g, l, rr) in &r.arms {
             self.incidence(l, g, 0, &mut inc)?;
             self.incidence(rr, g, 0, &mut inc)?;
@@ -455,11 +327,7 @@ impl<'a> Lowering<'a> {
         let (line, _) = self.file.line_col(r.first.span.start as usize);
         let id = match &r.first.label {
             Some(label) => label.text.as_str().to_string(),
-            None => {
-                let n = self.ids.entry(line as u32).or_insert(0);
-                *n += 1;
-                if *n == 1 { format!("e{line}") } else { format!("e{line}_{n}") }
-            }
+            None => self.fresh_id(line as u32),
         };
         let (body, text) = if r.arms.len() == 1 && r.arms[0].0 == Cond::True {
             let (_, l, rr) = &r.arms[0];
@@ -485,6 +353,9 @@ impl<'a> Lowering<'a> {
             incidence: merge(inc),
             body,
         };
+        if self.reads_whole {
+            self.out.as_written.insert(EqId(self.out.equations.len() as u32), AsWritten::ReadsWhole);
+        }
         self.out.equations.push(eq);
         Ok(())
     }
@@ -542,8 +413,11 @@ impl<'a> Lowering<'a> {
                 }
                 _ => self.atom(e),
             },
-            ExprKind::Name(n) if self.kinds.get(n.as_str()) == Some(&NameKind::Boolean) => {
-                Cond::Mode(self.mode(n.as_str(), ModeKind::Variable))
+            ExprKind::Name(_) | ExprKind::Ref(_)
+                if ref_name(e).is_some_and(|n| self.kinds.get(&n) == Some(&NameKind::Boolean)) =>
+            {
+                let n = ref_name(e).expect("a reference");
+                Cond::Mode(self.mode(&n, ModeKind::Variable))
             }
             ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), xs)
                 if self.compare(*op, &xs[0], &xs[1]).is_some() =>

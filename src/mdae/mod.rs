@@ -1,6 +1,7 @@
 //! Stage 2, the multimode DAE (mDAE) IR: what the structural analysis reads.
 //!
-//! Input: a parsed, checked [`crate::syntax::ast::StoredDefinition`]. Output: [`Mdae`]:
+//! Input: the continuous part of a [`crate::flat::FlatModel`] (scalar equations, blocks,
+//! the equations that pass through). Output: [`Mdae`]:
 //! the real unknowns (arena `vars`, handle [`VarId`]), the real equations as residuals
 //! (arena `equations`, handle [`EqId`]) with their guarded incidence (for each
 //! (equation, variable) the highest derivative order σ as a function of the mode), and
@@ -9,21 +10,20 @@
 //! modes; the analysis turns them into BDDs.
 //!
 //! Invariants: every [`Incidence`] names an unknown of `vars`; conditions mention only
-//! `modes`; mode equations, when-equations, initial equations and discrete algorithms are
-//! kept aside (`kept`), never analysed.
+//! `modes`; the discrete part (mode equations, when-equations, asserts, clocked
+//! partitions) is in `passed`, never analysed; equations the output must keep as the
+//! input writes them are in the side table `as_written`.
 
-mod bindings;
 pub mod cond;
 mod domains;
 mod error;
-mod eval;
+mod implied;
 mod incidence;
 pub(crate) mod lower;
 
-pub use bindings::move_declaration_equations;
 pub use cond::Cond;
 pub use error::LowerError;
-pub use lower::lower;
+pub use lower::{lower, lower_flat};
 
 use crate::syntax::Span;
 use crate::syntax::ast::Expr;
@@ -67,8 +67,11 @@ pub struct Mdae {
     pub modes: Vec<Mode>,
     /// χ_M: every valid mode satisfies all of these.
     pub invariants: Vec<Invariant>,
-    /// Equations and sections outside the continuous structure, kept for re-emission.
-    pub kept: Vec<Kept>,
+    /// The equations outside the continuous structure, emitted as they are (from the
+    /// flat model, in source order).
+    pub passed: Vec<crate::syntax::ast::Equation>,
+    /// Equations whose output form is constrained, by id (a side table; most have none).
+    pub as_written: BTreeMap<EqId, AsWritten>,
     /// Every condition met in a real equation, by canonical text, as a [`Cond`] (the
     /// RIMIS transformation partially evaluates if-expressions with them).
     pub conditions: BTreeMap<String, Cond>,
@@ -153,22 +156,17 @@ pub struct Arm {
     pub rhs: Expr,
 }
 
-/// What the lowering keeps aside, by kind.
+/// How the RIMIS output may rewrite an equation (see [`Mdae::as_written`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum KeptKind {
-    /// A Boolean (or Integer) equation defining a mode variable or a discrete variable.
-    ModeEquation,
-    When,
-    InitialEquation,
-    Algorithm,
-    /// `assert`, `terminate` and other calls that are not invariants.
-    Call,
-}
-
-#[derive(Clone, Debug)]
-pub struct Kept {
-    pub kind: KeptKind,
-    pub span: Span,
+pub enum AsWritten {
+    /// A row of a block the flat model keeps whole (an algorithm section, a tuple
+    /// equation, an equation with an opaque call): its body is a placeholder; the output
+    /// keeps the block as written, so it must stay where it is in every mode.
+    Block { what: String, span: Span },
+    /// It reads unknowns through a whole array or record or a variable subscript
+    /// (`f(x)`, `abs(v)`, `x[k]`): the output may rename what it writes, but must read
+    /// those unknowns from their source variables.
+    ReadsWhole,
 }
 
 impl Mdae {

@@ -9,6 +9,7 @@
 //! left limits), `restart` (warnings for restarts RIMIS cannot guarantee), `source`
 //! (what is kept from the input), `symbolic` (simplification, π_q, δ_k).
 
+mod as_written;
 mod checks;
 mod exprs;
 mod guards;
@@ -148,6 +149,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         return Ok(out);
     }
     let mut plan = Plan::new(mdae, cdg, namer);
+    as_written::check(&plan)?;
     let is_constant = |n: &str| mdae.time_invariant.contains(n);
     let ctx = symbolic::DiffContext { functions: &functions, is_constant: &is_constant };
 

@@ -71,7 +71,7 @@ fn collect_class(c: &ClassDef, v: &mut Collect) {
             ClassPart::Equations { equations, .. } => {
                 equations.iter().for_each(|e| visit::walk_equation(&mut e.clone(), v));
             }
-            ClassPart::Algorithm { .. } => visit::walk_part(&mut part.clone(), v),
+            ClassPart::Algorithm { .. } | ClassPart::StateMachine(_) => visit::walk_part(&mut part.clone(), v),
         }
     }
 }

@@ -76,6 +76,9 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
     let cond = plan.cond(cnum).clone();
     let mut eqs = Vec::new();
     for &(e, k) in &block.eqs {
+        if super::as_written::kept_whole(plan, e) {
+            continue; // emitted with its block, as written
+        }
         let eq = plan.mdae.eq(e);
         let (lhs, rhs) = sides_under(plan, &eq.body, &cond);
         let diff = |x: &Expr| {

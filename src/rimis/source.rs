@@ -1,8 +1,8 @@
 //! What the transformation keeps from the input: the model class, the classes it needs
 //! (functions, records, types; nested in the output model, renamed to plain
 //! identifiers so every tool resolves the calls and types), its declarations, the equations that
-//! are not real equations of the mDAE (mode equations, when-equations, asserts), and
-//! its initial and algorithm sections.
+//! pass through the mDAE (`Mdae::passed`: mode equations, when-equations, asserts, clocked
+//! partitions, blocks kept as written), and its initial and algorithm sections.
 
 use super::RimisError;
 use super::names::Namer;
@@ -33,7 +33,7 @@ pub(crate) struct Source<'a> {
 
 impl<'a> Source<'a> {
     pub(crate) fn read(def: &'a StoredDefinition, mdae: &'a Mdae) -> Result<Source<'a>, RimisError> {
-        let class = crate::mdae::lower::model_class(def)
+        let class = crate::flat::model_class(def)
             .ok_or_else(|| RimisError::new(def.span, "no model or class to transform in this file"))?;
         let mut classes: Vec<ClassDef> = Vec::new();
         for c in &def.classes {
@@ -66,20 +66,10 @@ impl<'a> Source<'a> {
             mdae,
             classes,
             elements: Vec::new(),
-            kept: Vec::new(),
+            kept: mdae.passed.clone(),
             all: Vec::new(),
             kept_parts: Vec::new(),
             by_name: std::cell::OnceCell::new(),
-        };
-        // Sorted, so that each equation looks only at the spans that start inside it
-        // (a scan of every span per equation was quadratic: half of a 10^5-equation job).
-        let mut lowered: Vec<Span> = mdae.equations.iter().map(|e| e.span).collect();
-        lowered.sort_unstable();
-        let mut invariant: Vec<Span> = mdae.invariants.iter().map(|i| i.span).collect();
-        invariant.sort_unstable();
-        let holds_lowered = |eq: &Span| {
-            let from = lowered.partition_point(|s| s.start < eq.start);
-            lowered[from..].iter().take_while(|s| s.start <= eq.end).any(|s| s.end <= eq.end)
         };
         for part in &comp.parts {
             match part {
@@ -91,14 +81,7 @@ impl<'a> Source<'a> {
                         }
                     }
                 }
-                ClassPart::Equations { initial: false, equations, .. } => {
-                    for eq in equations {
-                        src.all.push(eq.clone());
-                        if !holds_lowered(&eq.span) || invariant.binary_search(&eq.span).is_ok() {
-                            src.kept.push(eq.clone());
-                        }
-                    }
-                }
+                ClassPart::Equations { initial: false, equations, .. } => src.all.extend(equations.iter().cloned()),
                 other => src.kept_parts.push(other.clone()),
             }
         }
@@ -131,8 +114,12 @@ impl<'a> Source<'a> {
     /// `m = g` for a Boolean mode variable m.
     pub(crate) fn mode_equation(&self, eq: &Equation) -> Option<(ModeId, Expr)> {
         let EquationKind::Simple { lhs, rhs } = &eq.kind else { return None };
-        let ExprKind::Name(n) = &lhs.kind else { return None };
-        let m = self.mdae.modes.iter().position(|m| m.name == n.as_str() && m.kind == ModeKind::Variable)?;
+        let n = match &lhs.kind {
+            ExprKind::Name(n) => n.as_str().to_string(),
+            ExprKind::Ref(r) => cref_text(r),
+            _ => return None,
+        };
+        let m = self.mdae.modes.iter().position(|m| m.name == n && m.kind == ModeKind::Variable)?;
         Some((ModeId(m as u32), rhs.clone()))
     }
 
@@ -145,14 +132,15 @@ impl<'a> Source<'a> {
     }
 
     /// The first declaration of `var` (by an index built on first use: a scan per mode
-    /// variable and per state replicate was quadratic on Westinghouse).
+    /// variable and per state replicate was quadratic on Westinghouse). omc's scalarised
+    /// `Real 'x'[1];` declares the scalar `'x'[1]` ([`declared_name`]).
     fn declaration(&self, var: &str) -> Option<&Declaration> {
         let index = self.by_name.get_or_init(|| {
             let mut index = FxHashMap::default();
             for (e, element) in self.elements.iter().enumerate() {
                 if let Element::Component(c) = element {
                     for (k, d) in c.declarations.iter().enumerate() {
-                        index.entry(cref_text(&d.name)).or_insert((e, k));
+                        index.entry(declared_name(d)).or_insert((e, k));
                     }
                 }
             }
@@ -184,7 +172,7 @@ impl<'a> Source<'a> {
             let Element::Component(c) = e else { continue };
             let mut decls = c.declarations.to_vec();
             for d in &mut decls {
-                if names.contains(&cref_text(&d.name)) {
+                if names.iter().any(|n| *n == declared_name(d)) {
                     d.modification = without(d.modification.take(), "fixed");
                 }
             }
@@ -246,6 +234,17 @@ fn without(m: Option<Box<Modification>>, arg: &str) -> Option<Box<Modification>>
         }
     }
     (m.class_mod.is_some() || m.value.is_some()).then_some(m)
+}
+
+/// Does `d` declare the scalar `var` (`x`, or an element `x[2]` omc scalarised)?
+/// The name a declaration is found by: its name, with its subscripts when it has some
+/// (omc's scalarised `Real 'x'[1];` is the scalar `'x'[1]`).
+fn declared_name(d: &Declaration) -> String {
+    let mut name = cref_text(&d.name);
+    if !d.dims.is_empty() {
+        crate::syntax::printer::expr::write_subscripts(&mut name, &d.dims);
+    }
+    name
 }
 
 fn cref_text(r: &ComponentRef) -> String {

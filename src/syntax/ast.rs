@@ -221,9 +221,52 @@ pub enum Visibility {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClassPart {
-    Elements { visibility: Visibility, elements: Vec<Element>, span: Span },
-    Equations { initial: bool, equations: Vec<Equation>, span: Span },
-    Algorithm { initial: bool, statements: Vec<Statement>, span: Span },
+    Elements {
+        visibility: Visibility,
+        elements: Vec<Element>,
+        span: Span,
+    },
+    Equations {
+        initial: bool,
+        equations: Vec<Equation>,
+        span: Span,
+    },
+    Algorithm {
+        initial: bool,
+        statements: Vec<Statement>,
+        span: Span,
+    },
+    /// omc's flat dump of a state machine (`stateMachine s … end s;`; not Modelica).
+    StateMachine(Box<StateMachine>),
+}
+
+/// omc's flat state machine: its states, then the transition equations.
+/// ```text
+/// stateMachine state1
+///   state state1
+///       output Integer state1.i;
+///     equation
+///       state1.i = 2 + previous(i);
+///   end state1;
+///   equation
+///     initialState(state1);
+/// end state1;
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateMachine {
+    pub name: Ident,
+    pub states: Vec<State>,
+    pub equations: Vec<Equation>,
+    pub span: Span,
+}
+
+/// One state of a [`StateMachine`]: its declarations and equations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub name: Ident,
+    pub elements: Vec<Element>,
+    pub equations: Vec<Equation>,
+    pub span: Span,
 }
 
 /// `external "C" y = f(x) annotation(…);`
@@ -297,6 +340,9 @@ impl Component {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeSpec {
+    /// A type name; also omc's type of a functional input (not Modelica), kept as one
+    /// name in canonical spelling: `f<function>(#Real u) => #Real` (a name that resolves
+    /// to no class: such an input is not a real variable).
     Name(Ident),
     /// An inline enumeration type: `input enumeration(A, B) e` (rare: boxed).
     Enumeration(Box<InlineEnumeration>),
@@ -478,7 +524,8 @@ pub enum StatementKind {
     When {
         branches: Vec<(Expr, Vec<Statement>)>,
     },
-    Return,
+    /// `return;`, or omc's `return e;` (not Modelica).
+    Return(Option<Box<Expr>>),
     Break,
 }
 
@@ -539,6 +586,11 @@ pub enum ExprKind {
     Tuple(Box<Vec<Option<Expr>>>),
     /// Subscripts on a primary that is not a reference: `f(x)[1]`, `({3, 4})[i]`.
     Subscripted(Box<Subscripted>),
+    /// A function partial application (Modelica Language Spec. 3.6 §12.4.2.1):
+    /// `function f(a = e)`, and omc's positional form `function f(#(e))`.
+    Partial(Box<Call>),
+    /// omc's boxed value `#(e)` (not Modelica; an argument of a functional input).
+    Boxed(Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -152,6 +152,19 @@ fn part(p: &mut ClassPart, f: F) {
             f.span(span);
             statements.iter_mut().for_each(|s| statement(s, f));
         }
+        ClassPart::StateMachine(sm) => {
+            f.span(&mut sm.span);
+            f.span(&mut sm.name.span);
+            f.ident(&mut sm.name);
+            for st in &mut sm.states {
+                f.span(&mut st.span);
+                f.span(&mut st.name.span);
+                f.ident(&mut st.name);
+                st.elements.iter_mut().for_each(|e| element(e, f));
+                st.equations.iter_mut().for_each(|e| equation(e, f));
+            }
+            sm.equations.iter_mut().for_each(|e| equation(e, f));
+        }
     }
 }
 
@@ -312,7 +325,8 @@ fn statement(s: &mut Statement, f: F) {
                 body.iter_mut().for_each(|s| statement(s, f));
             }
         }
-        StatementKind::Return | StatementKind::Break => {}
+        StatementKind::Return(Some(e)) => expr(e, f),
+        StatementKind::Return(None) | StatementKind::Break => {}
     }
     if let Some(c) = &mut s.comment {
         comment(c, f);
@@ -398,5 +412,7 @@ fn expr(e: &mut Expr, f: F) {
             expr(&mut x.base, f);
             subs(&mut x.subscripts, f);
         }
+        ExprKind::Partial(c) => call(c, f),
+        ExprKind::Boxed(x) => expr(x, f),
     }
 }

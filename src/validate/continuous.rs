@@ -127,6 +127,7 @@ impl Builder<'_, '_> {
                     }
                 }
                 ClassPart::Algorithm { statements, .. } => self.algorithm(statements)?,
+                ClassPart::StateMachine(_) => return Err(Bail),
             }
         }
         let states: BTreeSet<usize> =

@@ -132,6 +132,14 @@ fn names<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             names(&x.base, out);
             subscripts(&x.subscripts, out);
         }
+        ExprKind::Partial(c) => match &c.args {
+            FunctionArgs::List { positional, named } => {
+                positional.iter().for_each(|a| names(a, out));
+                named.iter().for_each(|a| names(&a.value, out));
+            }
+            FunctionArgs::Comprehension(x) => names(&x.expr, out),
+        },
+        ExprKind::Boxed(x) => names(x, out),
         ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::End => {}
     }
 }

@@ -472,6 +472,14 @@ fn refs<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             refs(&x.base, out);
             subscript_refs(&x.subscripts, out);
         }
+        ExprKind::Partial(c) => match &c.args {
+            FunctionArgs::List { positional, named } => {
+                positional.iter().for_each(|a| refs(a, out));
+                named.iter().for_each(|a| refs(&a.value, out));
+            }
+            FunctionArgs::Comprehension(x) => refs(&x.expr, out),
+        },
+        ExprKind::Boxed(x) => refs(x, out),
         ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::End => {}
     }
 }
@@ -523,6 +531,6 @@ pub(super) fn assigned<'e>(st: &'e Statement, out: &mut Vec<&'e Expr>) {
                 body.iter().for_each(|s| assigned(s, out));
             }
         }
-        StatementKind::Call(_) | StatementKind::Return | StatementKind::Break => {}
+        StatementKind::Call(_) | StatementKind::Return(_) | StatementKind::Break => {}
     }
 }

@@ -56,6 +56,8 @@ impl<'s, 'a> Walk<'s, 'a> {
                     let ctx = Ctx { when: None, initial: *initial };
                     statements.iter().for_each(|s| self.statement(s, ctx));
                 }
+                // omc's state machine dump: refused by name in the flat stage.
+                ClassPart::StateMachine(_) => {}
             }
         }
     }
@@ -186,7 +188,8 @@ impl<'s, 'a> Walk<'s, 'a> {
                     body.iter().for_each(|s| self.statement(s, inner));
                 }
             }
-            StatementKind::Return | StatementKind::Break => {}
+            StatementKind::Return(value) => value.iter().for_each(|x| self.expr(x)),
+            StatementKind::Break => {}
         }
     }
 
@@ -240,6 +243,9 @@ impl<'s, 'a> Walk<'s, 'a> {
                 self.expr(&x.base);
                 self.subscripts(&x.subscripts);
             }
+            // A partial application names a function (not a value); its bound arguments are.
+            ExprKind::Partial(c) => self.call_args(c),
+            ExprKind::Boxed(x) => self.expr(x),
         }
     }
 }

@@ -45,7 +45,7 @@ enum Class {
 /// The rows of the model class of `def` (the class the lowering analyses), with every
 /// class of the file to resolve type names; `None` when the file has no model class.
 pub fn of_file(def: &StoredDefinition) -> Option<Result<CausalModel, Unchecked>> {
-    let class = crate::mdae::lower::model_class(def)?;
+    let class = crate::flat::model_class(def)?;
     let mut classes: Vec<&ClassDef> = def.classes.iter().collect();
     for c in &def.classes {
         if let ClassBody::Long(comp) = &c.body {
@@ -663,7 +663,8 @@ fn statement_exprs(s: &Statement, b: &mut Builder, f: &mut dyn FnMut(&Expr, &mut
             f(condition, b);
             body.iter().for_each(|x| statement_exprs(x, b, f));
         }
-        StatementKind::Return | StatementKind::Break => {}
+        StatementKind::Return(value) => value.iter().for_each(|x| f(x, b)),
+        StatementKind::Break => {}
     }
 }
 
@@ -759,7 +760,8 @@ fn for_each_statement_expr(s: &Statement, f: &mut dyn FnMut(&Expr)) {
         StatementKind::For { body, .. } | StatementKind::While { body, .. } => {
             body.iter().for_each(|x| for_each_statement_expr(x, f))
         }
-        StatementKind::Return | StatementKind::Break => {}
+        StatementKind::Return(value) => value.iter().for_each(|x| f(x)),
+        StatementKind::Break => {}
     }
 }
 

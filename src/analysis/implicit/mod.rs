@@ -29,7 +29,7 @@ mod singular;
 mod stats;
 
 pub use order::Order;
-pub use stats::Stats;
+pub use stats::{NODE_LIMIT, Stats, WORK_LIMIT};
 
 use super::AnalysisError;
 use super::cdg::Cdg;
@@ -85,6 +85,13 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     stats.phase("encode");
     let primal = primal::solve(&enc, stats);
     stats.phase("primal");
+    if stats.over_limit {
+        return Err(AnalysisError::TooLarge {
+            modes: mdae.modes.len(),
+            nodes: stats::NODE_LIMIT,
+            work: stats::WORK_LIMIT,
+        });
+    }
     let (c, d) = dual::solve(&enc, &primal)?;
     stats.see_all(c.iter().chain(&d).flat_map(|v| &v.bits));
     stats.phase("dual");

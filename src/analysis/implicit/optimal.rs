@@ -52,6 +52,11 @@ pub(super) fn steps(
             for (s, modes) in &sigma[k] {
                 let u = top - *s as usize + delta;
                 choice[u] = or(&choice[u], &and(&on, modes));
+                stats.see(&choice[u]);
+            }
+            stats.see(&choice[top + delta]);
+            if stats.over_limit {
+                return (set.mk_false(), Vec::new());
             }
         }
         // best[u]: prefixes x_1…x_{k−1} whose best choice has value top − u; L_k.
@@ -62,13 +67,21 @@ pub(super) fn steps(
             let g = if c.is_false() { c.clone() } else { and_not(&c.var_exists(vars[k]), &reached) };
             reached = or(&reached, &g);
             step = or(&step, &and(c, &g));
+            stats.see(&step);
+            stats.see(&reached);
+            if stats.over_limit {
+                return (set.mk_false(), Vec::new());
+            }
             best.push(g);
         }
         let step = step.var_pick(vars[k]);
         stats.see(&step);
         steps.push(step);
-        levels = normalise(&best, &vars[..k], set);
+        levels = normalise(&best, &vars[..k], set, stats);
         stats.see_all(&levels);
+        if stats.over_limit {
+            return (set.mk_false(), Vec::new());
+        }
     }
     steps.reverse();
     let exists = levels.iter().fold(set.mk_false(), |acc, l| acc.or(l));
@@ -82,7 +95,7 @@ fn exists_sorted(b: &Bdd, vars: &[BddVariable]) -> Bdd {
 }
 
 /// Shifts `best` (by u) per mode so that the smallest u of the mode becomes δ = 0.
-fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet) -> Vec<Bdd> {
+fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet, stats: &mut Stats) -> Vec<Bdd> {
     // shift[t]: the modes whose smallest u is t.
     let mut seen = set.mk_false();
     let mut shift = Vec::with_capacity(best.len());
@@ -90,14 +103,15 @@ fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet) -> Vec<
         let modes = if g.is_false() { g.clone() } else { exists_sorted(g, prefix) };
         shift.push(and_not(&modes, &seen));
         seen = or(&seen, &modes);
+        stats.see(&seen);
     }
     let mut levels: Vec<Bdd> = (0..best.len())
         .map(|delta| {
-            shift
-                .iter()
-                .zip(&best[delta..])
-                .filter(|(s, _)| !s.is_false())
-                .fold(set.mk_false(), |acc, (s, g)| or(&acc, &and(s, g)))
+            shift.iter().zip(&best[delta..]).filter(|(s, _)| !s.is_false()).fold(set.mk_false(), |acc, (s, g)| {
+                let x = or(&acc, &and(s, g));
+                stats.see(&x);
+                x
+            })
         })
         .collect();
     while levels.len() > 1 && levels.last().is_some_and(Bdd::is_false) {
@@ -129,6 +143,9 @@ pub(super) fn marginals(set: &BddVariableSet, vars: &[BddVariable], steps: &[Bdd
     for k in (0..n).rev() {
         beta[k] = Bdd::binary_op_with_exists(&steps[k], &beta[k + 1], op_function::and, &vars[k..=k]);
         stats.see(&beta[k]);
+        if stats.over_limit {
+            return vec![set.mk_false(); n];
+        }
     }
     let mut alpha = set.mk_true();
     let mut out = Vec::with_capacity(n);
@@ -138,6 +155,9 @@ pub(super) fn marginals(set: &BddVariableSet, vars: &[BddVariable], steps: &[Bdd
         out.push(exists_sorted(&chosen, vars));
         alpha = here.exists(&retire[k]);
         stats.see(&alpha);
+        if stats.over_limit {
+            return vec![set.mk_false(); n];
+        }
     }
     out
 }

@@ -64,6 +64,9 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
     let mut regular = enc.valid.clone();
     for edges in &block_edges {
         let (exists, picked) = solve_block(enc, edges, stats);
+        if stats.over_limit {
+            return singular_everywhere();
+        }
         regular = regular.and(&exists);
         for (&k, t) in edges.iter().zip(picked) {
             matched[k] = t;
@@ -92,6 +95,9 @@ fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<
     let sigma: Vec<Vec<(u32, Bdd)>> =
         order.iter().map(|&p| enc.edges[edges[p]].sigma.partition(&set.mk_true(), set)).collect();
     let (exists, steps) = optimal::steps(set, &vars, &bucket, &sigma, stats);
+    if stats.over_limit {
+        return (exists, vec![set.mk_false(); edges.len()]);
+    }
     let marginals = optimal::marginals(set, &vars, &steps, stats);
     let mut picked = vec![set.mk_false(); edges.len()];
     for (&p, t) in order.iter().zip(marginals) {

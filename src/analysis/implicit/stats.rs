@@ -6,6 +6,16 @@
 use biodivine_lib_bdd::Bdd;
 use std::time::Instant;
 
+/// The largest BDD (nodes) an implicit run may keep: about 24 MB. The paper's models and
+/// the scale generators stay far below (peak 10^5 nodes at Westinghouse N = 1000).
+pub const NODE_LIMIT: usize = 2_000_000;
+
+/// The most BDD work an implicit run may do, counted as the sum of the sizes of the BDDs
+/// the primal programme builds (each operation costs at least its result): an MSL model
+/// with 67 structural modes (BatchPlant_StandardWater) ran for minutes on BDDs of a few
+/// MB. Deterministic (a count, not a clock).
+pub const WORK_LIMIT: u64 = 400_000_000;
+
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
     /// (phase, seconds), in the order the phases ran.
@@ -14,6 +24,11 @@ pub struct Stats {
     pub peak_nodes: usize,
     /// BDD variables of the encoding (mode variables + edges).
     pub bdd_vars: usize,
+    /// A BDD the run kept grew past [`NODE_LIMIT`]: the run stops (deterministically, by
+    /// size, not by time) and the analysis refuses the model.
+    pub over_limit: bool,
+    /// Nodes of the BDDs seen so far, summed ([`WORK_LIMIT`]).
+    pub work: u64,
     started: Option<Instant>,
 }
 
@@ -31,6 +46,8 @@ impl Stats {
 
     pub(super) fn see(&mut self, b: &Bdd) {
         self.peak_nodes = self.peak_nodes.max(b.size());
+        self.work += b.size() as u64;
+        self.over_limit |= self.peak_nodes > NODE_LIMIT || self.work > WORK_LIMIT;
     }
 
     pub(super) fn see_all<'a>(&mut self, bdds: impl IntoIterator<Item = &'a Bdd>) {

@@ -231,6 +231,14 @@ pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
             out.push(&x.base);
             subscripts(&mut out, &x.subscripts);
         }
+        ExprKind::Partial(c) => match &c.args {
+            FunctionArgs::List { positional, named } => {
+                out.extend(positional.iter());
+                out.extend(named.iter().map(|n| &n.value));
+            }
+            FunctionArgs::Comprehension(c) => comprehension(&mut out, c),
+        },
+        ExprKind::Boxed(x) => out.push(x),
         ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::Name(_) | ExprKind::End => {}
     }
     out

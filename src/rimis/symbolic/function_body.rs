@@ -33,6 +33,7 @@ pub(crate) fn read(c: &ClassDef, comp: &Composition) -> Function {
                 }
             }
             ClassPart::Equations { .. } => problem = problem.or(Some("it has equations".to_string())),
+            ClassPart::StateMachine(_) => problem = problem.or(Some("it has a state machine".to_string())),
             ClassPart::Algorithm { statements, .. } => {
                 for s in statements {
                     match straight(s) {
@@ -93,7 +94,7 @@ fn straight(s: &Statement) -> Result<(Text, Expr), String> {
         StatementKind::While { .. } => Err("its algorithm has a while-loop".to_string()),
         StatementKind::When { .. } => Err("its algorithm has a when-statement".to_string()),
         StatementKind::Call(_) => Err("its algorithm calls a procedure".to_string()),
-        StatementKind::Return | StatementKind::Break => Err("its algorithm has a return or break".to_string()),
+        StatementKind::Return(_) | StatementKind::Break => Err("its algorithm has a return or break".to_string()),
     }
 }
 

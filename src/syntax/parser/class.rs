@@ -174,6 +174,10 @@ impl<'s> Parser<'s> {
                         (r, ClassPart::Algorithm { initial, statements, span: self.span_from(start, r) })
                     }
                 }
+                "stateMachine" => {
+                    let (r, sm) = self.state_machine(r, start)?;
+                    (r, ClassPart::StateMachine(Box::new(sm)))
+                }
                 "external" if external.is_none() => {
                     let (r, ext) = self.external(r)?;
                     external = Some(ext);
@@ -262,5 +266,47 @@ fn element_span(e: &Element) -> crate::syntax::span::Span {
         Element::Extends(x) => x.span,
         Element::Import(x) => x.span,
         Element::Annotation(m) => m.span,
+    }
+}
+
+impl<'s> Parser<'s> {
+    /// omc's flat state machine: `stateMachine s {state t … end t;} [equation …] end s;`.
+    fn state_machine(&self, i: &'s str, start: usize) -> PResult<'s, StateMachine> {
+        let (i, _) = self.kw(i, "stateMachine")?;
+        let (mut i, name) = self.ident(i).map_err(cut)?;
+        let mut states = Vec::new();
+        while self.at_kw(i, "state")? {
+            let (r, ()) = self.ws(i)?;
+            let state_start = self.pos(r);
+            let (r, _) = self.kw(r, "state")?;
+            let (r, state_name) = self.ident(r).map_err(cut)?;
+            let (r, elements) = self.elements(r)?;
+            let (r, equations) = self.opt_equations(r)?;
+            let r = self.end_of_machine(r, &state_name)?;
+            states.push(State { name: state_name, elements, equations, span: self.span_from(state_start, r) });
+            i = r;
+        }
+        let (i, equations) = self.opt_equations(i)?;
+        let i = self.end_of_machine(i, &name)?;
+        Ok((i, StateMachine { name, states, equations, span: self.span_from(start, i) }))
+    }
+
+    /// `equation …` if present.
+    fn opt_equations(&self, i: &'s str) -> PResult<'s, Vec<Equation>> {
+        match self.kw(i, "equation") {
+            Ok((r, _)) => self.equations(r),
+            Err(_) => Ok((i, Vec::new())),
+        }
+    }
+
+    /// `end name;` closing `name`.
+    fn end_of_machine(&self, i: &'s str, name: &Ident) -> Result<&'s str, Err<PError>> {
+        let (i, _) = self.expect_kw(i, "end")?;
+        let (i, end_name) = self.ident(i).map_err(cut)?;
+        if end_name.text != name.text {
+            let at = &self.src[end_name.span.start as usize..];
+            return Err(Err::Failure(PError::other(at, format!("`end {}` closes `{}`", end_name.text, name.text))));
+        }
+        Ok(self.expect_sym(i, ";")?.0)
     }
 }

@@ -67,8 +67,13 @@ impl<'s> Parser<'s> {
 
     /// Elements up to `public`, `protected`, a section keyword or `end` (not consumed).
     pub(crate) fn elements(&self, i: &'s str) -> PResult<'s, Vec<Element>> {
-        let ends =
-            |w: &str| matches!(w, "public" | "protected" | "equation" | "algorithm" | "initial" | "external" | "end");
+        // `stateMachine` starts omc's flat state machine, which closes the elements.
+        let ends = |w: &str| {
+            matches!(
+                w,
+                "public" | "protected" | "equation" | "algorithm" | "initial" | "external" | "end" | "stateMachine"
+            )
+        };
         self.section_items(i, ends, |p, i| {
             let (i, e) = p.element(i)?;
             let (i, _) = p.expect_sym(i, ";")?;
@@ -124,7 +129,44 @@ impl<'s> Parser<'s> {
             }),
             other => other,
         })?;
+        if let Some(r) = self.skip(i)?.strip_prefix("<function>") {
+            return self.function_type(r, name);
+        }
         Ok((i, TypeSpec::Name(name)))
+    }
+
+    /// omc's type of a functional input, after `name<function>`: `(#Real u, #Real v) =>
+    /// #Real` or `=> (#Real, #Real)`; one type name in canonical spelling.
+    fn function_type(&self, i: &'s str, name: Ident) -> PResult<'s, TypeSpec> {
+        let start = name.span.start as usize;
+        let boxed = |i: &'s str| -> PResult<'s, String> {
+            let (i, _) = self.expect_sym(i, "#")?;
+            let (i, t) = self.name(i).map_err(cut)?;
+            Ok((i, format!("#{}", t.text)))
+        };
+        let (mut i, _) = self.expect_sym(i, "(")?;
+        let mut inputs = Vec::new();
+        if let Ok((r, _)) = self.sym(i, ")") {
+            i = r;
+        } else {
+            let (r, list) = self.comma_list(i, |i| {
+                let (i, ty) = boxed(i)?;
+                let (i, n) = self.ident(i).map_err(cut)?;
+                Ok((i, format!("{ty} {}", n.text)))
+            })?;
+            inputs = list;
+            i = self.expect_sym(r, ")")?.0;
+        }
+        let (i, _) = self.expect_sym(i, "=>")?;
+        let (i, outputs) = if let Ok((r, _)) = self.sym(i, "(") {
+            let (r, list) = self.comma_list(r, boxed)?;
+            (self.expect_sym(r, ")")?.0, format!("({})", list.join(", ")))
+        } else {
+            boxed(i)?
+        };
+        let spelled = format!("{}<function>({}) => {outputs}", name.text, inputs.join(", "));
+        let span = self.span_from(start, i);
+        Ok((i, TypeSpec::Name(Ident { text: text(&spelled), span })))
     }
 
     /// `(a "d", b)` or `(:)` after `enumeration`.

@@ -227,7 +227,16 @@ impl<'s> Parser<'s> {
                 let (i, branches) = self.when_branches(i, Parser::statements)?;
                 (i, StatementKind::When { branches })
             }
-            "return" => (self.kw(i, "return")?.0, StatementKind::Return),
+            "return" => {
+                // omc prints `return e;` in some functions (not Modelica: a return has no operand).
+                let (i, _) = self.kw(i, "return")?;
+                if self.at_sym(i, ";")? {
+                    (i, StatementKind::Return(None))
+                } else {
+                    let (i, e) = self.expr(i).map_err(cut)?;
+                    (i, StatementKind::Return(Some(Box::new(e))))
+                }
+            }
             "break" => (self.kw(i, "break")?.0, StatementKind::Break),
             _ => match self.binding_or_call(i, ":=")? {
                 (i, Ok((target, value))) => (i, StatementKind::Assign { target, value }),

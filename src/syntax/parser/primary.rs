@@ -1,7 +1,7 @@
 //! Primaries: literals, component references, calls (with positional, named and
 //! reduction arguments), `(…)` lists, `{…}` arrays and comprehensions, `[…; …]`
-//! matrices, `end`, and the built-in calls spelled with keywords (`der`, `initial`,
-//! `pure`). Also subscripts and `for` indices, which reductions and loops share.
+//! matrices, `end`, the built-in calls spelled with keywords (`der`, `initial`,
+//! `pure`), partial applications `function f(a = e)`, and omc's boxed values `#(e)`. Also subscripts and `for` indices, which reductions and loops share.
 
 use super::expr::H;
 use super::lex::cut;
@@ -30,6 +30,7 @@ impl<'s> Parser<'s> {
             b'(' => self.postfix(self.paren_list(i)?),
             b'{' => self.postfix(self.braces(i)?),
             b'[' => self.matrix(i),
+            b'#' => self.boxed(i, start),
             b'-' | b'+' => {
                 // Lenient: a signed factor where the grammar wants a primary (`a * -b`).
                 // It counts two levels: the printer writes it in parentheses (`a * (-b)`),
@@ -52,6 +53,7 @@ impl<'s> Parser<'s> {
             "true" => leaf(&i[4..], ExprKind::Bool(true)),
             "false" => leaf(&i[5..], ExprKind::Bool(false)),
             "end" => leaf(&i[3..], ExprKind::End),
+            "function" => self.partial_application(i, start),
             w @ ("der" | "initial" | "pure") if self.at_sym(&i[w.len()..], "(")? => {
                 let function = Ident { text: w.into(), span: Span::new(start, start + w.len()) };
                 self.call_rest(&i[w.len()..], function)
@@ -65,6 +67,31 @@ impl<'s> Parser<'s> {
                 Ok((r, (cref_expr(cref), hs + 1)))
             }
         }
+    }
+
+    /// `function f(a = e, …)` (a partial application, spec §12.4.2.1) or omc's
+    /// `function f(#(e), …)`.
+    fn partial_application(&self, i: &'s str, start: usize) -> PResult<'s, H> {
+        let _g = self.enter(i)?;
+        let (i, _) = self.kw(i, "function")?;
+        let (i, function) = self.name(i).map_err(cut)?;
+        if !self.at_sym(i, "(")? {
+            return Err(Err::Failure(PError::expected(i, "`(`", false)));
+        }
+        let (i, (args, h)) = self.function_args(i)?;
+        let span = self.span_from(start, i);
+        Ok((i, (Expr::new(ExprKind::Partial(Box::new(Call { function, args })), span), h + 1)))
+    }
+
+    /// omc's boxed value `#(e)`.
+    fn boxed(&self, i: &'s str, start: usize) -> PResult<'s, H> {
+        let _g = self.enter(i)?;
+        let (i, _) = self.sym(i, "#")?;
+        let (i, _) = self.expect_sym(i, "(")?;
+        let (i, (e, h)) = self.expr_h(i).map_err(cut)?;
+        let (i, _) = self.expect_sym(i, ")")?;
+        let span = self.span_from(start, i);
+        Ok((i, (Expr::new(ExprKind::Boxed(Box::new(e)), span), h + 1)))
     }
 
     /// `a.b[1].c` — consecutive parts without subscripts merge into one dotted identifier.

@@ -104,6 +104,15 @@ fn write_bare(out: &mut String, e: &Expr) {
             write_comprehension(out, c);
             out.push('}');
         }
+        ExprKind::Partial(c) => {
+            out.push_str("function ");
+            write_call(out, c);
+        }
+        ExprKind::Boxed(x) => {
+            out.push_str("#(");
+            write_expr(out, x, Prec::If);
+            out.push(')');
+        }
         ExprKind::Subscripted(x) => {
             // The parser takes postfix subscripts only after a call, `{…}` or `(…)`;
             // any other base (`(a)[1]`, `(a[2])[1]`, `([1, 2])[1]`) keeps its parentheses.

@@ -219,6 +219,7 @@ impl Printer {
             ClassPart::Equations { initial: false, .. } => Some("equation"),
             ClassPart::Algorithm { initial: true, .. } => Some("initial algorithm"),
             ClassPart::Algorithm { initial: false, .. } => Some("algorithm"),
+            ClassPart::StateMachine(sm) => return self.state_machine(sm),
         };
         if let Some(h) = header {
             self.line_start();
@@ -230,8 +231,55 @@ impl Printer {
             ClassPart::Elements { elements, .. } => elements.iter().for_each(|e| self.element(e)),
             ClassPart::Equations { equations, .. } => equations.iter().for_each(|e| self.equation(e)),
             ClassPart::Algorithm { statements, .. } => statements.iter().for_each(|s| self.statement(s)),
+            ClassPart::StateMachine(_) => unreachable!("printed above"),
         }
         self.indent -= 1;
+    }
+
+    /// omc's layout: states at +1, their elements at +3 and `equation` at +2, the
+    /// machine's own `equation` at +1, `end` at the machine's indent.
+    fn state_machine(&mut self, sm: &StateMachine) {
+        self.line_start();
+        self.out.push_str("stateMachine ");
+        self.out.push_str(&sm.name.text);
+        self.out.push('\n');
+        let base = self.indent;
+        for (k, st) in sm.states.iter().enumerate() {
+            if k > 0 {
+                self.out.push('\n');
+            }
+            self.indent = base + 1;
+            self.line_start();
+            self.out.push_str("state ");
+            self.out.push_str(&st.name.text);
+            self.out.push('\n');
+            self.indent = base + 3;
+            st.elements.iter().for_each(|e| self.element(e));
+            if !st.equations.is_empty() {
+                self.indent = base + 2;
+                self.line_start();
+                self.out.push_str("equation\n");
+                self.indent = base + 3;
+                st.equations.iter().for_each(|e| self.equation(e));
+            }
+            self.indent = base + 1;
+            self.line_start();
+            self.out.push_str("end ");
+            self.out.push_str(&st.name.text);
+            self.out.push_str(";\n");
+        }
+        if !sm.equations.is_empty() {
+            self.indent = base + 1;
+            self.line_start();
+            self.out.push_str("equation\n");
+            self.indent = base + 2;
+            sm.equations.iter().for_each(|e| self.equation(e));
+        }
+        self.indent = base;
+        self.line_start();
+        self.out.push_str("end ");
+        self.out.push_str(&sm.name.text);
+        self.out.push_str(";\n");
     }
 
     fn element(&mut self, e: &Element) {
@@ -420,7 +468,11 @@ impl Printer {
                 self.out.push_str("end while");
             }
             StatementKind::When { branches } => self.when_block(branches, Printer::statement),
-            StatementKind::Return => self.out.push_str("return"),
+            StatementKind::Return(None) => self.out.push_str("return"),
+            StatementKind::Return(Some(e)) => {
+                self.out.push_str("return ");
+                write_expr(&mut self.out, e, Prec::If);
+            }
             StatementKind::Break => self.out.push_str("break"),
         }
         self.opt_comment(&st.comment);

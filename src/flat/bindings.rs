@@ -11,9 +11,12 @@
 //! Invariants: parameters, constants and the classes nested in the model (functions,
 //! records) are untouched; the moved equations keep the declarations' order, ahead of the
 //! section's own equations; conditional declarations (`… if c`) are left alone (the lowering
-//! refuses them by name). The pass is idempotent.
+//! refuses them by name). A declaration omc scalarised, `Real a.x[1] = e;` (see
+//! `decls.rs`), moves as `a.x[1] = e`. The pass is idempotent.
 
-use super::lower::model_class_mut;
+use super::decls::{declared_name, element_groups};
+use super::model::model_class_mut;
+use super::walk::name_expr;
 use crate::syntax::ast::{
     ClassBody, ClassPart, Element, Equation, EquationKind, Expr, ExprKind, Prefix, StoredDefinition,
 };
@@ -22,6 +25,19 @@ use crate::syntax::ast::{
 pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
     let Some(class) = model_class_mut(def) else { return 0 };
     let ClassBody::Long(comp) = &mut class.body else { return 0 };
+    let clauses: Vec<&crate::syntax::ast::Component> = comp
+        .parts
+        .iter()
+        .flat_map(|p| match p {
+            ClassPart::Elements { elements, .. } => elements.as_slice(),
+            _ => &[],
+        })
+        .filter_map(|e| if let Element::Component(c) = e { Some(c) } else { None })
+        .collect();
+    let groups = element_groups(&clauses);
+    let declared: Vec<Vec<(String, bool)>> =
+        clauses.iter().map(|c| c.declarations.iter().map(|d| declared_name(c, d, &groups)).collect()).collect();
+    let mut clause = 0;
     let mut moved = Vec::new();
     let mut last_elements = None;
     for (k, part) in comp.parts.iter_mut().enumerate() {
@@ -29,10 +45,12 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
         last_elements = Some(k);
         for element in elements.iter_mut() {
             let Element::Component(c) = element else { continue };
+            clause += 1;
+            let names = &declared[clause - 1];
             if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
                 continue;
             }
-            for d in c.declarations.iter_mut() {
+            for (k, d) in c.declarations.iter_mut().enumerate() {
                 if d.condition.is_some() {
                     continue;
                 }
@@ -41,7 +59,9 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
                 if m.class_mod.is_none() {
                     d.modification = None;
                 }
-                let lhs = reference(&d.name);
+                // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
+                let (name, element) = &names[k];
+                let lhs = if *element { name_expr(name, d.name.span) } else { reference(&d.name) };
                 moved.push(Equation {
                     label: None,
                     kind: EquationKind::Simple { lhs, rhs: value.expr },

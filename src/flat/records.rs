@@ -1,0 +1,178 @@
+//! Calls whose value is a record or an array: record constructors and record-valued
+//! functions (operator records: `Complex.'+'(a, b)`, `Complex.'constructor'.fromReal(re,
+//! im)`, `Modelica.ComplexMath.conj(c)`), read field by field.
+//!
+//! omc prints a record type only as its constructor, `function Complex "Automatically
+//! generated record constructor" input Real re; input Real im; output Complex res; end
+//! Complex;`: a record's fields are the inputs of the function of the same name (or the
+//! components of a `record` class when the file has one). A function with an empty body
+//! whose inputs are named like the fields of its output record is a constructor
+//! (`'constructor'.fromReal`, whose output modifiers omc does not print); a function whose
+//! body is one assignment to its output is inlined. Any other record- or array-valued
+//! function is opaque: its equation is a block.
+
+use super::expand::{Expander, Res, Val};
+use super::types::Classes;
+use crate::syntax::ast::{
+    Call, ClassBody, ClassDef, ClassKind, ClassPart, Component, Element, Expr, ExprKind, FunctionArgs, Prefix,
+    StatementKind, TypeSpec,
+};
+use std::collections::HashMap;
+
+/// How deep inlined functions may nest.
+const MAX_INLINE: usize = 16;
+
+/// The value of a call to a record- or array-valued function of the file, or `None`
+/// when `c` calls something else.
+pub(super) fn call(x: &mut Expander, c: &Call) -> Res<Option<Val>> {
+    let f = c.function.text.as_str();
+    let Some(func) = x.classes.function(f) else { return Ok(None) };
+    let Some(output) = components(func).find(|c| c.has(Prefix::Output)) else { return Ok(None) };
+    let record = type_name(output).and_then(|t| record_fields(x.classes, &qualified(x.classes, f, t)));
+    let array = !output.type_dims.is_empty() || output.declarations.iter().any(|d| !d.dims.is_empty());
+    if record.is_none() && !array {
+        return Ok(None);
+    }
+    x.changed = true;
+    let opaque = |x: &mut Expander| {
+        x.opaque.get_or_insert_with(|| f.to_string());
+        Ok(Some(Val::Opaque))
+    };
+    let ClassBody::Long(comp) = &func.body else { return opaque(x) };
+    let local_variables = components(func).any(|c| !c.has(Prefix::Input) && !c.has(Prefix::Output));
+    if x.locals.len() >= MAX_INLINE || comp.external.is_some() || local_variables {
+        return opaque(x);
+    }
+    let Some(scope) = arguments(x, func, c)? else { return opaque(x) };
+    let out_name = output.declarations.first().map(|d| d.name.parts[0].ident.text.as_str().to_string());
+    let body = statements(func);
+    let value = match (body.as_slice(), &record) {
+        ([], Some(fields)) if !array && fields.iter().all(|f| scope.contains_key(f)) => {
+            Val::Record(fields.iter().map(|f| (f.clone(), scope[f].clone())).collect())
+        }
+        ([one], _) => {
+            let StatementKind::Assign { target, value } = &one.kind else { return opaque(x) };
+            if !matches!(&target.kind, ExprKind::Name(n) if Some(n.as_str()) == out_name.as_deref()) {
+                return opaque(x);
+            }
+            x.locals.push(scope);
+            let v = x.value(value);
+            x.locals.pop();
+            v?
+        }
+        _ => return opaque(x),
+    };
+    if value.is_opaque() {
+        return opaque(x);
+    }
+    Ok(Some(value))
+}
+
+/// The inputs of `func` bound to the call's arguments (defaults where missing), as
+/// values in the caller's scope; `None` when an input has no value.
+fn arguments(x: &mut Expander, func: &ClassDef, c: &Call) -> Res<Option<HashMap<String, Val>>> {
+    let FunctionArgs::List { positional, named } = &c.args else { return Ok(None) };
+    let inputs: Vec<(&str, Option<&Expr>)> = components(func)
+        .filter(|c| c.has(Prefix::Input))
+        .flat_map(|c| c.declarations.iter())
+        .map(|d| {
+            let default = d.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| &v.expr);
+            (d.name.parts[0].ident.text.as_str(), default)
+        })
+        .collect();
+    if positional.len() > inputs.len() {
+        return Ok(None);
+    }
+    let mut scope = HashMap::new();
+    for (k, (name, default)) in inputs.iter().enumerate() {
+        let arg = positional.get(k).or_else(|| named.iter().find(|n| n.name.text.as_str() == *name).map(|n| &n.value));
+        let v = match (arg, default) {
+            (Some(a), _) => x.value(a)?,
+            (None, Some(d)) => {
+                // A default may read the inputs before it.
+                x.locals.push(scope.clone());
+                let v = x.value(d);
+                x.locals.pop();
+                v?
+            }
+            (None, None) => return Ok(None),
+        };
+        scope.insert(name.to_string(), v);
+    }
+    Ok(Some(scope))
+}
+
+/// The fields of the record type `name`: the components of a `record` class, or the
+/// inputs of its constructor function.
+pub(super) fn record_fields(classes: &Classes, name: &str) -> Option<Vec<String>> {
+    let c = classes.get(name)?;
+    let fields = match c.kind {
+        ClassKind::Record | ClassKind::OperatorRecord => {
+            components(c).flat_map(|c| c.declarations.iter()).collect::<Vec<_>>()
+        }
+        _ if classes.function(name).is_some() => {
+            // omc writes the constructor's output type unqualified: `function A.B.R … output R res;`.
+            let output = components(c).find(|c| c.has(Prefix::Output))?;
+            let out_type = type_name(output)?;
+            let last = |n: &str| n.trim_matches('\'').rsplit('.').next().unwrap_or(n).to_string();
+            if out_type != name && last(out_type) != last(name) {
+                return None;
+            }
+            components(c).filter(|c| c.has(Prefix::Input)).flat_map(|c| c.declarations.iter()).collect()
+        }
+        _ => return None,
+    };
+    Some(fields.iter().map(|d| d.name.parts[0].ident.text.as_str().to_string()).collect())
+}
+
+/// A type name as written inside the class `scope` (`Orientation` in `A.B.Orientation`'s
+/// constructor), qualified by the innermost enclosing package that defines it.
+fn qualified(classes: &Classes, scope: &str, name: &str) -> String {
+    if classes.get(name).is_some() {
+        return name.to_string();
+    }
+    let mut prefix = scope.trim_matches('\'');
+    while let Some((outer, _)) = prefix.rsplit_once('.') {
+        let candidate = format!("{outer}.{name}");
+        if classes.get(&candidate).is_some() {
+            return candidate;
+        }
+        prefix = outer;
+    }
+    name.to_string()
+}
+
+fn type_name(c: &Component) -> Option<&str> {
+    match &c.type_spec {
+        TypeSpec::Name(n) => Some(n.text.as_str()),
+        TypeSpec::Enumeration(_) => None,
+    }
+}
+
+fn components(c: &ClassDef) -> impl Iterator<Item = &Component> {
+    let parts: &[ClassPart] = match &c.body {
+        ClassBody::Long(comp) => &comp.parts,
+        _ => &[],
+    };
+    parts
+        .iter()
+        .flat_map(|p| match p {
+            ClassPart::Elements { elements, .. } => elements.as_slice(),
+            _ => &[],
+        })
+        .filter_map(|e| match e {
+            Element::Component(c) => Some(c),
+            _ => None,
+        })
+}
+
+fn statements(c: &ClassDef) -> Vec<&crate::syntax::ast::Statement> {
+    let ClassBody::Long(comp) = &c.body else { return Vec::new() };
+    comp.parts
+        .iter()
+        .flat_map(|p| match p {
+            ClassPart::Algorithm { statements, .. } => statements.as_slice(),
+            _ => &[],
+        })
+        .collect()
+}
