@@ -343,7 +343,6 @@ fn statement(e: BoxedStrategy<Expr>) -> BoxedStrategy<Statement> {
         6 => (e.clone(), e.clone()).prop_map(|(target, value)| StatementKind::Assign { target, value }),
         1 => call(e.clone()).prop_map(|c| StatementKind::Call(Box::new(c))),
         1 => Just(StatementKind::Return(None)),
-        1 => e.clone().prop_map(|v| StatementKind::Return(Some(Box::new(v)))),
         1 => Just(StatementKind::Break),
     ];
     let e2 = e.clone();

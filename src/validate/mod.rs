@@ -40,6 +40,12 @@ pub fn validate(def: &StoredDefinition) -> Vec<Diagnostic> {
 fn validate_here(def: &StoredDefinition) -> Vec<Diagnostic> {
     let Some(model) = model_class(def) else { return Vec::new() };
     let ClassBody::Long(comp) = &model.body else { return Vec::new() };
+    // omc's state machine dump declares its states and their variables inside the machine
+    // (`activeState(state1)`, `state1.i`): not checked here; the flat stage refuses the
+    // model by name.
+    if comp.parts.iter().any(|p| matches!(p, ClassPart::StateMachine(_))) {
+        return Vec::new();
+    }
     let scope = scope::Scope::new(def, model);
     let mut out = Vec::new();
     names::declarations(&scope, &mut out);

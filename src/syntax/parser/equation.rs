@@ -230,7 +230,8 @@ impl<'s> Parser<'s> {
             "return" => {
                 // omc prints `return e;` in some functions (not Modelica: a return has no operand).
                 let (i, _) = self.kw(i, "return")?;
-                if self.at_sym(i, ";")? {
+                // `return "doc";` and `return annotation(…);` are a plain return and its comment.
+                if self.at_sym(i, ";")? || self.at_sym(i, "\"")? || self.at_kw(i, "annotation")? {
                     (i, StatementKind::Return(None))
                 } else {
                     let (i, e) = self.expr(i).map_err(cut)?;
