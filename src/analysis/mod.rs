@@ -85,7 +85,7 @@ pub const AUTO_EXPLICIT_MAX_WORK: u64 = 2_000_000;
 /// end: the implicit programme over such a block ran for minutes on small BDDs
 /// (BatchPlant_StandardWater: 48 modes in one block; neither a node nor a work budget on
 /// the primal programme caught it). `--strategy implicit` still tries.
-pub const LOCAL_MODES_LIMIT: usize = 40;
+pub const LOCAL_MODES_LIMIT: usize = usize::MAX; // TRIAL
 
 /// The most modes the guards of one irreducible block of the union graph mention (0 when
 /// the union graph has no perfect matching: the analysis then reports the singularity).

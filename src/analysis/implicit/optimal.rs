@@ -101,6 +101,13 @@ fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet, stats: 
     let mut shift = Vec::with_capacity(best.len());
     for g in best {
         let modes = if g.is_false() { g.clone() } else { exists_sorted(g, prefix) };
+        // The quantification's own work, unseen by `see`: at least one pass over `g` per
+        // variable quantified (HeatingSystem spent minutes here below every other limit).
+        stats.work += g.size() as u64;
+        stats.see(&modes);
+        if stats.over_limit {
+            return vec![set.mk_false()];
+        }
         shift.push(and_not(&modes, &seen));
         seen = or(&seen, &modes);
         stats.see(&seen);
@@ -152,7 +159,13 @@ pub(super) fn marginals(set: &BddVariableSet, vars: &[BddVariable], steps: &[Bdd
     for k in 0..n {
         let here = and(&alpha, &steps[k]);
         let chosen = and(&and(&here, &beta[k + 1]), &set.mk_var(vars[k]));
-        out.push(exists_sorted(&chosen, vars));
+        let t = exists_sorted(&chosen, vars);
+        stats.work += chosen.size() as u64;
+        stats.see(&t);
+        if stats.over_limit {
+            return vec![set.mk_false(); n];
+        }
+        out.push(t);
         alpha = here.exists(&retire[k]);
         stats.see(&alpha);
         if stats.over_limit {
