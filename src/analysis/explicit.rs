@@ -81,7 +81,10 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
 fn or_value(values: &mut Vec<(u32, Bdd)>, value: u32, mode: &Bdd) {
     match values.iter_mut().find(|(v, _)| *v == value) {
         Some((_, m)) => *m = m.or(mode),
-        None => values.push((value, mode.clone())),
+        None => {
+            values.reserve_exact(1); // one value is the rule: no room for four (issue 15)
+            values.push((value, mode.clone()))
+        }
     }
 }
 

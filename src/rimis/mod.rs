@@ -144,7 +144,7 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         out.header.push(format!("The model is unchanged: {why}."));
         let mut src = src; // moved, not copied: a model without modes can be large
         out.elements = std::mem::take(&mut src.elements);
-        out.sections.push(Section { title: "equations of the input".into(), items: src.take_all_equations() });
+        out.sections.push(Section { title: "equations of the input".into(), items: src.all_equations() });
         return Ok(out);
     }
     let mut plan = Plan::new(mdae, cdg, namer);
