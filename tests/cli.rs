@@ -240,10 +240,19 @@ fn a_rejected_input_writes_nothing_a_singular_model_writes_its_reports() {
     let dir = tempfile::tempdir().unwrap();
     let singular = fixture("SingularOneMode.mo");
     let (o, dot) = (dir.path().join("o.txt"), dir.path().join("g.dot"));
-    // The main job on a singular model: rejected, nothing written.
-    let out = run(&[singular.to_str().unwrap(), "-o", o.to_str().unwrap()]);
+    // The main job on a model singular in every mode: rejected, nothing written.
+    let everywhere = fixture("SingularAllModes.mo");
+    let out = run(&[everywhere.to_str().unwrap(), "-o", o.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(!o.exists(), "the RIMIS job writes nothing for a singular model");
+    assert!(text(&out.stderr).contains("structurally singular in every valid mode"), "{}", text(&out.stderr));
+    assert!(!o.exists(), "the RIMIS job writes nothing for a model singular in every mode");
+    // Singular in some modes: written, with an assert that stops the simulation there.
+    let out = run(&[singular.to_str().unwrap(), "-o", o.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("warning: model SingularOneMode is structurally singular when g"));
+    let written = std::fs::read_to_string(&o).unwrap();
+    assert!(written.contains("assert(not g, \"mdae-rimis: model SingularOneMode is structurally singular when g: overdetermined equations [e2, e3]"), "{written}");
+    std::fs::remove_file(&o).unwrap();
     // Its analysis reports are its diagnosis: written, exit 1 (--help and README say so).
     for args in [&["--check"][..], &["--report", "json"][..], &["--check", "--report", "json"][..]] {
         let mut all = args.to_vec();

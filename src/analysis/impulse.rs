@@ -292,6 +292,21 @@ pub struct ModeChange {
     pub unbalanced: Vec<String>,
 }
 
+impl ModeChange {
+    /// A mode change with no restart system (`why`), so no impulse analysis.
+    pub fn without_restart(entering: String, restores: Vec<String>, why: String) -> ModeChange {
+        ModeChange {
+            entering,
+            restores,
+            no_restart: Some(why),
+            analysed: false,
+            impulsive: Vec::new(),
+            jumps: Vec::new(),
+            unbalanced: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Impulsive {
     pub variable: String,

@@ -43,13 +43,9 @@ pub enum AnalysisError {
     #[error("unsupported by the analysis: {0}")]
     Unsupported(String),
     #[error(
-        "one irreducible block of this model depends on {modes} mode variables and atoms; the implicit analysis of more than {limit} in one block is beyond its budget (use --strategy implicit to try anyway)"
+        "the implicit analysis of this model's {modes} mode variables and atoms exceeds its budget ({nodes} BDD nodes kept, {levels} nodes at a cut of one block with more than {classes} structural classes, {work} nodes built); the model is refused, not analysed in part"
     )]
-    TooManyLocalModes { modes: usize, limit: usize },
-    #[error(
-        "the implicit analysis of this model's {modes} mode variables and atoms exceeds its budget ({nodes} BDD nodes kept, {work} nodes built); the model is refused, not analysed in part"
-    )]
-    TooLarge { modes: usize, nodes: usize, work: u64 },
+    TooLarge { modes: usize, nodes: usize, levels: usize, classes: usize, work: u64 },
 }
 
 /// `auto` enumerates modes when there are at most this many valid assignments of the
@@ -66,59 +62,13 @@ pub fn analyse(mdae: &Mdae, strategy: Strategy) -> Result<Cdg, AnalysisError> {
         Strategy::Explicit => explicit(mdae),
         Strategy::Implicit => implicit::implicit(mdae),
         Strategy::Auto if explicit_is_cheap(mdae) => explicit(mdae),
-        Strategy::Auto => {
-            let local = local_modes(mdae);
-            if local > LOCAL_MODES_LIMIT {
-                return Err(AnalysisError::TooManyLocalModes { modes: local, limit: LOCAL_MODES_LIMIT });
-            }
-            implicit::implicit(mdae)
-        }
+        Strategy::Auto => implicit::implicit(mdae),
     }
 }
 
 /// `auto` also enumerates when the work, assignments × equations, stays below this
 /// (a Σ-method per assignment is linear in the model; ThreeTanks: 1,024 × 255).
 pub const AUTO_EXPLICIT_MAX_WORK: u64 = 2_000_000;
-
-/// `auto` refuses a model one of whose irreducible blocks (of the union graph over all
-/// modes) depends on more mode variables and atoms than this, rather than run without an
-/// end: the implicit programme over such a block ran for minutes on small BDDs
-/// (BatchPlant_StandardWater: 48 modes in one block; neither a node nor a work budget on
-/// the primal programme caught it). `--strategy implicit` still tries.
-pub const LOCAL_MODES_LIMIT: usize = usize::MAX; // TRIAL
-
-/// The most modes the guards of one irreducible block of the union graph mention (0 when
-/// the union graph has no perfect matching: the analysis then reports the singularity).
-pub fn local_modes(mdae: &Mdae) -> usize {
-    let union: matching::Graph = mdae
-        .equations
-        .iter()
-        .map(|e| {
-            let mut row: Vec<(usize, i64)> = e.incidence.iter().map(|i| (i.var.index(), 0)).collect();
-            row.sort_unstable();
-            row.dedup();
-            row
-        })
-        .collect();
-    let Some(fine) = dm::fine_blocks(&union, mdae.vars.len()) else { return 0 };
-    let mut modes: Vec<Vec<crate::mdae::ModeId>> = vec![Vec::new(); fine.count];
-    for (i, e) in mdae.equations.iter().enumerate() {
-        let b = &mut modes[fine.eq_block[i]];
-        e.active.modes(b);
-        for inc in &e.incidence {
-            inc.when.modes(b);
-        }
-    }
-    modes
-        .into_iter()
-        .map(|mut m| {
-            m.sort_unstable();
-            m.dedup();
-            m.len()
-        })
-        .max()
-        .unwrap_or(0)
-}
 
 /// Whether the explicit strategy enumerates few assignments of the structural modes
 /// (at most [`AUTO_EXPLICIT_MAX_MODES`], or a small total work).

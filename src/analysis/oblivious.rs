@@ -17,16 +17,17 @@
 
 use super::cdg::Cdg;
 use super::matching::{Graph, max_weight_perfect_matching};
-use super::sigma::structure_of;
+use super::modes::ModeSpace;
+use super::sigma::{offsets_of, structure_of};
 use crate::mdae::{Cond, Mdae};
 use biodivine_lib_bdd::Bdd;
 use std::collections::BTreeMap;
 
 /// Whether one structural analysis of the union Σ-matrix is right in every regular mode
-/// of `cdg` (see the module header). False for models with equations active in some
-/// modes only, or singular modes.
+/// of `cdg` (see the module header; its singular modes are left out: the output stops
+/// there). False for models with equations active in some modes only.
 pub fn fits_every_mode(mdae: &Mdae, cdg: &Cdg) -> bool {
-    if !cdg.singular.is_empty() || mdae.equations.iter().any(|e| e.active != Cond::True) {
+    if cdg.regular.is_false() || mdae.equations.iter().any(|e| e.active != Cond::True) {
         return false;
     }
     let n = mdae.equations.len();
@@ -70,6 +71,96 @@ pub fn fits_every_mode(mdae: &Mdae, cdg: &Cdg) -> bool {
     let agrees =
         |per_mode: &[(u32, Bdd)], value: u32| per_mode.iter().any(|(v, modes)| *v == value && everywhere(modes));
     (0..n).all(|i| agrees(&cdg.offsets[i], s.c[i])) && (0..n).all(|j| agrees(&cdg.orders[j], s.d[j]))
+}
+
+/// Why [`fits_a_priori`] lets a model pass unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum APriori {
+    /// Every incidence is present at its order in every valid mode (a model without
+    /// modes, or whose modes change only coefficients).
+    SameIncidence,
+    /// The incidences vary, but one analysis of their union is right in every valid mode.
+    OneAnalysisFits,
+}
+
+/// Whether one structural analysis of the union Σ-matrix is right in every valid mode,
+/// decided without analysing the modes (no CDG): a sufficient condition for
+/// [`fits_every_mode`], linear in the model but for two single-mode Σ-methods.
+///
+/// Let Σ_u be the union (σ_u,ij: the highest order of x_j in equation i in any mode) and
+/// Σ_c the core (the entries present in every valid mode, σ_c,ij: the highest order that
+/// every valid mode reaches). In every valid mode m, Σ_c ≤ Σ_m ≤ Σ_u entrywise. Take a
+/// highest-value transversal T of Σ_u inside Σ_c with σ_c = σ_u on T, and the union's
+/// smallest offsets (c_u, d_u). Then d_j − c_i ≥ σ_u,ij ≥ σ_m,ij with equality on T: T is
+/// of highest value in Σ_m (duality), so every valid mode is structurally nonsingular.
+/// Pryce's fixpoint map c ↦ (max_k σ_k,T(i) + c_k) − σ_i,T(i) is monotone in c and in Σ,
+/// so its least fixpoints are ordered, c_c ≤ c_m ≤ c_u: where the core's smallest offsets
+/// equal the union's, they are every mode's. `None` otherwise (the exact analysis
+/// decides), or when an equation is active in some modes only or no mode is valid.
+pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
+    let n = mdae.equations.len();
+    if n != mdae.vars.len() || mdae.equations.iter().any(|e| e.active != Cond::True) {
+        return None;
+    }
+    let space = ModeSpace::of_modes(mdae);
+    let valid = space.valid(mdae);
+    if valid.is_false() {
+        return None;
+    }
+    let everywhere = |modes: &Bdd| modes.is_true() || valid.imp(modes).is_true();
+    // Per equation: (variable, union order, core order or -1 where the entry is not in
+    // every valid mode).
+    let mut union: Graph = Vec::with_capacity(n);
+    let mut core: Graph = Vec::with_capacity(n);
+    let mut same = true;
+    for e in &mdae.equations {
+        let mut incs: Vec<(usize, i64, Bdd)> =
+            e.incidence.iter().map(|inc| (inc.var.index(), inc.order as i64, space.cond(&inc.when))).collect();
+        // By variable, the highest order first.
+        incs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let (mut u_row, mut c_row) = (Vec::new(), Vec::new());
+        for same_var in incs.chunk_by(|a, b| a.0 == b.0) {
+            let (j, top) = (same_var[0].0, same_var[0].1);
+            u_row.push((j, top));
+            // The highest order reached in every valid mode: the modes of order ≥ o, growing.
+            let mut reached = space.mk_false();
+            let mut core_order = None;
+            for (_, o, when) in same_var {
+                reached = reached.or(when);
+                if everywhere(&reached) {
+                    core_order = Some(*o);
+                    break;
+                }
+            }
+            same &= core_order == Some(top) && everywhere(&same_var[0].2);
+            if let Some(o) = core_order {
+                c_row.push((j, o));
+            }
+        }
+        union.push(u_row);
+        core.push(c_row);
+    }
+    // Of the highest-value transversals of the union, one with the most entries of the core
+    // at the union's order: weight σ·(n + 1) + [in the core at σ].
+    let scale = n as i64 + 1;
+    let preferring: Graph = union
+        .iter()
+        .zip(&core)
+        .map(|(u, c)| u.iter().map(|&(j, o)| (j, o * scale + i64::from(c.contains(&(j, o))))).collect())
+        .collect();
+    let matching = max_weight_perfect_matching(&preferring)?;
+    if !(0..n).all(|i| {
+        let j = matching[i];
+        let top = union[i].iter().find(|e| e.0 == j).map(|e| e.1);
+        let ok = top.is_some_and(|o| core[i].contains(&(j, o)));
+        ok
+    }) {
+        return None;
+    }
+    if same {
+        return Some(APriori::SameIncidence);
+    }
+    (offsets_of(&core, &matching) == offsets_of(&union, &matching)).then_some(APriori::OneAnalysisFits)
 }
 
 #[cfg(test)]

@@ -59,6 +59,13 @@ pub fn structure_of(sigma: &Graph, matching: Vec<usize>) -> ModeStructure {
     ModeStructure { matching, c, d, blocks, deps }
 }
 
+/// The smallest offsets (c, d) of `sigma` from `matching`, a highest-value transversal of
+/// it, without the blocks.
+pub fn offsets_of(sigma: &Graph, matching: &[usize]) -> (Vec<u32>, Vec<u32>) {
+    let weight = |i: usize, j: usize| sigma[i].iter().filter(|e| e.0 == j).map(|e| e.1).max().unwrap_or(0);
+    offsets(sigma, matching, &weight)
+}
+
 /// Pryce's fixpoint: c = 0; repeat d_j = max_i(σ_ij + c_i); c_i = d_{m(i)} − σ_{i,m(i)}.
 fn offsets(sigma: &Graph, matching: &[usize], weight: &dyn Fn(usize, usize) -> i64) -> (Vec<u32>, Vec<u32>) {
     let n = sigma.len();

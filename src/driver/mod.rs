@@ -99,14 +99,19 @@ fn strategy(cli: &Cli) -> Strategy {
     }
 }
 
-/// The main job: parse, lower, analyse, transform, emit. Returns the model text and
+/// The main job: parse, lower, analyse (unless [`analysis::oblivious::fits_a_priori`]
+/// shows the model needs no rewrite), transform, emit. Returns the model text and
 /// the messages for stderr (`file: warning: …`, `file: note: …`).
 pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<String>), DriverError> {
     let (def, mut messages) = parse_valid(file)?;
     let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
-    let cdg = analyse(file, &model, strategy)?;
-    let out = crate::rimis::transform(&def, &model, &cdg)
-        .map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;
+    // A model one structural analysis fits in every mode passes unchanged without the
+    // exact analysis (linear; the exact analysis of a large block can be exponential).
+    let out = match analysis::oblivious::fits_a_priori(&model) {
+        Some(why) => crate::rimis::unchanged(&def, &model, why),
+        None => crate::rimis::transform(&def, &model, &analyse(file, &model, strategy)?),
+    }
+    .map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;
     messages.extend(out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)));
     messages.extend(out.notes.iter().map(|n| format!("{}: note: {n}", file.name)));
     Ok((crate::emit::emit(&out), messages))
@@ -228,7 +233,7 @@ fn analysis_hint(error: &AnalysisError) -> &'static str {
         AnalysisError::TooManyModes { .. } => {
             "; use --strategy implicit (all modes at once, with BDDs) or --strategy auto"
         }
-        AnalysisError::Unsupported(_) | AnalysisError::TooLarge { .. } | AnalysisError::TooManyLocalModes { .. } => "",
+        AnalysisError::Unsupported(_) | AnalysisError::TooLarge { .. } => "",
     }
 }
 

@@ -485,9 +485,24 @@ impl<'m, 'c> Expander<'m, 'c> {
         if let Some(v) = super::records::call(self, c)? {
             return Ok(v);
         }
-        // A function whose value is a scalar: its arguments stay as written.
+        // A function whose value is a scalar: its arguments stay as written, but for whole
+        // records of the model, read through their constructor.
         if !self.locals.is_empty() {
             return self.with_locals(e);
+        }
+        if let Some(call) = super::records::with_record_arguments(self, c)? {
+            self.changed = true;
+            let e = Expr::new(ExprKind::Call(Box::new(call)), e.span);
+            let ExprKind::Call(c) = &e.kind else { unreachable!("built as a call") };
+            let mut inner = Vec::new();
+            visit_args(&c.args, &mut |x| {
+                inner.push(x.clone());
+                false
+            });
+            for x in &inner {
+                self.record_reads(x);
+            }
+            return Ok(Val::Scalar(e));
         }
         let mut inner = Vec::new();
         visit_args(&c.args, &mut |x| {

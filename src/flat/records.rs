@@ -13,9 +13,10 @@
 
 use super::expand::{Expander, Res, Val};
 use super::types::Classes;
+use crate::syntax::Span;
 use crate::syntax::ast::{
-    Call, ClassBody, ClassDef, ClassKind, ClassPart, Component, Element, Expr, ExprKind, FunctionArgs, Prefix,
-    StatementKind, TypeSpec,
+    Call, ClassBody, ClassDef, ClassKind, ClassPart, Component, Element, Expr, ExprKind, FunctionArgs, Ident, NamedArg,
+    Prefix, StatementKind, TypeSpec, text,
 };
 use std::collections::HashMap;
 
@@ -66,6 +67,135 @@ pub(super) fn call(x: &mut Expander, c: &Call) -> Res<Option<Val>> {
         return opaque(x);
     }
     Ok(Some(value))
+}
+
+/// `c` with every argument that is a whole record of the model (`f(state)` for the scalars
+/// `state.p`, `state.T`) written as its record's constructor on those scalars
+/// (`f(R(p = state.p, T = state.T))`), so that the equation reads the scalars by name and
+/// a rewrite can replace them; `None` when no argument is one, or its input's record type
+/// is not known. `c` calls a scalar-valued function of the file.
+pub(super) fn with_record_arguments(x: &mut Expander, c: &Call) -> Res<Option<Call>> {
+    let f = c.function.text.as_str();
+    let Some(func) = x.classes.function(f) else { return Ok(None) };
+    let FunctionArgs::List { positional, named } = &c.args else { return Ok(None) };
+    // (name, type, scalar: no dimensions)
+    let inputs: Vec<(&str, Option<&str>, bool)> = components(func)
+        .filter(|c| c.has(Prefix::Input))
+        .flat_map(|c| {
+            c.declarations.iter().map(move |d| {
+                (d.name.parts[0].ident.text.as_str(), type_name(c), c.type_dims.is_empty() && d.dims.is_empty())
+            })
+        })
+        .collect();
+    let mut changed = false;
+    let mut arg = |x: &mut Expander, e: &Expr, input: Option<&(&str, Option<&str>, bool)>| -> Res<Expr> {
+        let Some(&(_, Some(ty), scalar)) = input else { return Ok(e.clone()) };
+        let ty = qualified(x.classes, f, ty);
+        let record = record_fields(x.classes, &ty).is_some();
+        if scalar && !record && has_subscript_expression(e) {
+            // `rhos[{1, 2}[1]]` (omc's comprehensions, unrolled): the scalar it names.
+            return match x.value(&fold_selections(e))? {
+                Val::Scalar(s) => {
+                    changed = true;
+                    Ok(s)
+                }
+                _ => Ok(e.clone()),
+            };
+        }
+        if !matches!(e.kind, ExprKind::Name(_) | ExprKind::Ref(_)) {
+            return Ok(e.clone());
+        }
+        if !scalar || !record {
+            return Ok(e.clone());
+        }
+        let v = x.value(e)?;
+        match constructor(x.classes, &ty, &v) {
+            Some(built) => {
+                changed = true;
+                Ok(built)
+            }
+            None => Ok(e.clone()),
+        }
+    };
+    let mut new_positional = Vec::with_capacity(positional.len());
+    for (k, e) in positional.iter().enumerate() {
+        new_positional.push(arg(x, e, inputs.get(k))?);
+    }
+    let mut new_named = Vec::with_capacity(named.len());
+    for n in named.iter() {
+        let input = inputs.iter().find(|i| i.0 == n.name.text.as_str());
+        new_named.push(NamedArg { name: n.name.clone(), value: arg(x, &n.value, input)? });
+    }
+    if !changed {
+        return Ok(None);
+    }
+    let args = FunctionArgs::List { positional: new_positional.into(), named: new_named.into_boxed_slice() };
+    Ok(Some(Call { function: c.function.clone(), args }))
+}
+
+/// `e` with every selection of a literal array at a literal index (`{1, 2}[2]`) replaced
+/// by the element (`2`).
+fn fold_selections(e: &Expr) -> Expr {
+    super::walk::map(e, &mut |x| {
+        let ExprKind::Subscripted(s) = &x.kind else { return None };
+        let (ExprKind::Array(items), [crate::syntax::ast::Subscript::Expr(k)]) = (&s.base.kind, &*s.subscripts) else {
+            return None;
+        };
+        let ExprKind::Number(n) = &k.kind else { return None };
+        let k: usize = n.as_str().parse().ok()?;
+        items.get(k.checked_sub(1)?).map(fold_selections)
+    })
+}
+
+/// Does `e` hold a subscript that is not an integer literal or a name?
+fn has_subscript_expression(e: &Expr) -> bool {
+    let mut found = false;
+    super::walk::visit(e, &mut |x| {
+        if let ExprKind::Ref(r) = &x.kind {
+            found |= r.parts.iter().flat_map(|p| p.subscripts.iter()).any(|s| match s {
+                crate::syntax::ast::Subscript::Expr(i) => !matches!(i.kind, ExprKind::Number(_) | ExprKind::Name(_)),
+                _ => false,
+            });
+        }
+        if let ExprKind::Subscripted(_) = &x.kind {
+            found = true;
+        }
+        !found
+    });
+    found
+}
+
+/// The record value `v` of type `ty` as a constructor call on its scalars, fields named
+/// (`R(p = …, T = …)`); nested records by their field's type; `None` where a field is not
+/// known scalar by scalar or its type is not a known record.
+fn constructor(classes: &Classes, ty: &str, v: &Val) -> Option<Expr> {
+    match v {
+        Val::Scalar(e) => Some(e.clone()),
+        Val::Array(xs) => {
+            let items = xs.iter().map(|x| constructor(classes, ty, x)).collect::<Option<Vec<_>>>()?;
+            Some(Expr::new(ExprKind::Array(items.into()), Span::DUMMY))
+        }
+        Val::Record(fields) => {
+            let class = classes.get(ty)?;
+            let types: HashMap<&str, &str> = components(class)
+                .flat_map(|c| c.declarations.iter().map(move |d| (d.name.parts[0].ident.text.as_str(), type_name(c))))
+                .filter_map(|(n, t)| Some((n, t?)))
+                .collect();
+            let mut named = Vec::with_capacity(fields.len());
+            for (name, value) in fields {
+                let field_ty = types.get(name.as_str()).map(|t| qualified(classes, ty, t)).unwrap_or_default();
+                let value = match value {
+                    Val::Scalar(e) => e.clone(),
+                    other => constructor(classes, &field_ty, other)?,
+                };
+                named.push(NamedArg { name: Ident { text: text(name), span: Span::DUMMY }, value });
+            }
+            let args = FunctionArgs::List { positional: Vec::new().into(), named: named.into_boxed_slice() };
+            let call = Call { function: Ident { text: text(ty), span: Span::DUMMY }, args };
+            Some(Expr::new(ExprKind::Call(Box::new(call)), Span::DUMMY))
+        }
+        Val::Opaque => None,
+    }
 }
 
 /// The inputs of `func` bound to the call's arguments (defaults where missing), as

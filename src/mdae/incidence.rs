@@ -151,5 +151,6 @@ pub(super) fn merge(entries: Vec<Incidence>) -> Vec<Incidence> {
             None => out.push(e),
         }
     }
+    out.shrink_to_fit(); // kept for the model's lifetime: a few entries, not room for four
     out
 }

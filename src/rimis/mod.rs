@@ -22,10 +22,12 @@ mod plan;
 mod restart;
 mod restart_system;
 mod sections;
+mod singular;
 mod source;
 pub mod symbolic;
 
 use crate::analysis::cdg::Cdg;
+use crate::analysis::oblivious::APriori;
 use crate::mdae::Mdae;
 use crate::syntax::ast::{ClassDef, ClassPart, Element, Equation, EquationKind, StoredDefinition};
 use crate::syntax::{SourceFile, Span};
@@ -104,50 +106,92 @@ impl RimisError {
     }
 }
 
-/// The RIMIS transformation of the model of `def` (lowered to `mdae`, analysed to `cdg`).
-pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<RimisModel, RimisError> {
-    let src = source::Source::read(def, mdae)?;
-    if !cdg.singular.is_empty() {
-        return Err(RimisError::new(
-            src.class.name.span,
-            format!(
-                "model {} is structurally singular in some valid mode (run with --check for the diagnosis)",
-                mdae.name
-            ),
-        ));
-    }
-    let mut namer = Namer::of(def);
-    let renames = src.class_renames(&mut namer);
-    let functions = symbolic::Functions::from_ast(def);
-    let mut out = RimisModel {
+/// The output's frame: header, classes and their renames, kept parts; no equations yet.
+fn start(mdae: &Mdae, src: &source::Source, namer: &mut Namer) -> RimisModel {
+    RimisModel {
         name: src.class.name.text.as_str().to_string(),
         header: vec![format!("RIMIS of {} (mdae-rimis {}, paper 000 §4.6)", mdae.name, env!("CARGO_PKG_VERSION"))],
         warnings: Vec::new(),
         notes: Vec::new(),
         classes: src.classes.clone(),
-        renames,
+        renames: src.class_renames(namer),
         elements: Vec::new(),
         replicates: Vec::new(),
         initial: Vec::new(),
         sections: Vec::new(),
         kept_parts: src.kept_parts.clone(),
         mode_changes: Vec::new(),
+    }
+}
+
+/// `out` with the input's declarations and equations, unchanged, and why.
+fn keep_equations(mut out: RimisModel, src: source::Source, mdae: &Mdae, why: &str) -> RimisModel {
+    out.notes.push(format!("model {}: {why}; equations kept unchanged", mdae.name));
+    out.header.push(format!("The model is unchanged: {why}."));
+    let mut src = src; // moved, not copied: a model without modes can be large
+    out.elements = std::mem::take(&mut src.elements);
+    out.sections.push(Section { title: "equations of the input".into(), items: src.all_equations() });
+    out
+}
+
+/// Why a model is passed unchanged.
+const SAME_STRUCTURE: &str = "its structure does not depend on the mode";
+const ONE_ANALYSIS_FITS: &str = "one structural analysis (of every mode's incidences at once) is right in every mode: \
+     the same equations solved for the same variables, the same index and states";
+
+/// The model of `def` (lowered to `mdae`) passed unchanged, decided before the exact
+/// analysis ([`crate::analysis::oblivious::fits_a_priori`]): what [`transform`] gives such
+/// a model, without its CDG.
+pub fn unchanged(def: &StoredDefinition, mdae: &Mdae, why: APriori) -> Result<RimisModel, RimisError> {
+    let src = source::Source::read(def, mdae)?;
+    let mut namer = Namer::of(def);
+    let out = start(mdae, &src, &mut namer);
+    let why = match why {
+        APriori::SameIncidence => SAME_STRUCTURE,
+        APriori::OneAnalysisFits => ONE_ANALYSIS_FITS,
     };
+    Ok(keep_equations(out, src, mdae, why))
+}
+
+/// The RIMIS transformation of the model of `def` (lowered to `mdae`, analysed to `cdg`).
+pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<RimisModel, RimisError> {
+    let src = source::Source::read(def, mdae)?;
+    if cdg.regular.is_false() {
+        return Err(RimisError::new(
+            src.class.name.span,
+            format!(
+                "model {} is structurally singular in every valid mode (run with --check for the diagnosis)",
+                mdae.name
+            ),
+        ));
+    }
+    let out = rewrite(def, mdae, cdg, src)?;
+    Ok(guard_singular_modes(out, mdae, cdg))
+}
+
+/// `out` with an assert that stops the simulation in each set of singular modes.
+fn guard_singular_modes(mut out: RimisModel, mdae: &Mdae, cdg: &Cdg) -> RimisModel {
+    if !cdg.singular.is_empty() {
+        out.warnings.extend(singular::warnings(mdae, cdg));
+        out.sections.push(Section { title: "structurally singular modes".into(), items: singular::asserts(mdae, cdg) });
+    }
+    out
+}
+
+/// [`transform`] of a model with a regular mode.
+fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) -> Result<RimisModel, RimisError> {
+    let mut namer = Namer::of(def);
+    let mut out = start(mdae, &src, &mut namer);
     let uniform = cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular);
     if uniform || crate::analysis::oblivious::fits_every_mode(mdae, cdg) {
-        let why = if uniform {
-            "its structure does not depend on the mode"
-        } else {
-            "one structural analysis (of every mode's incidences at once) is right in every mode: \
-             the same equations solved for the same variables, the same index and states"
-        };
-        out.notes.push(format!("model {}: {why}; equations kept unchanged", mdae.name));
-        out.header.push(format!("The model is unchanged: {why}."));
-        let mut src = src; // moved, not copied: a model without modes can be large
-        out.elements = std::mem::take(&mut src.elements);
-        out.sections.push(Section { title: "equations of the input".into(), items: src.take_all_equations() });
-        return Ok(out);
+        let why = if uniform { SAME_STRUCTURE } else { ONE_ANALYSIS_FITS };
+        if cdg.singular.is_empty() {
+            return Ok(keep_equations(out, src, mdae, why));
+        }
+        let why = format!("{why} where it is regular (asserts stop the simulation in its singular modes)");
+        return Ok(keep_equations(out, src, mdae, &why));
     }
+    let functions = symbolic::Functions::from_ast(def);
     let mut plan = Plan::new(mdae, cdg, namer);
     as_written::check(&plan)?;
     let is_constant = |n: &str| mdae.time_invariant.contains(n);

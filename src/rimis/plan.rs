@@ -231,15 +231,7 @@ impl<'a> Plan<'a> {
     }
 
     pub(crate) fn mode_expr(&self, m: ModeId) -> Expr {
-        let mode = self.mdae.mode(m);
-        match &mode.kind {
-            ModeKind::Variable => name(&mode.name),
-            ModeKind::Atom { .. } => self.mdae.atom_exprs.get(&m).cloned().unwrap_or_else(|| name(&mode.name)),
-            ModeKind::Value { var, value } => {
-                let v = if value.parse::<i64>().is_ok() { number(value) } else { name(value) };
-                binary(BinOp::Eq, name(var), v)
-            }
-        }
+        mode_expr(self.mdae, m)
     }
 
     fn var_name(&self, u: VarId) -> &str {
@@ -391,5 +383,18 @@ impl<'a> Plan<'a> {
             care = care.and(&c.not());
         }
         exprs::if_expr(arms, last.1.clone())
+    }
+}
+
+/// The Modelica expression of mode `m`: its variable, its atom as written, or `var == value`.
+pub(crate) fn mode_expr(mdae: &Mdae, m: ModeId) -> Expr {
+    let mode = mdae.mode(m);
+    match &mode.kind {
+        ModeKind::Variable => name(&mode.name),
+        ModeKind::Atom { .. } => mdae.atom_exprs.get(&m).cloned().unwrap_or_else(|| name(&mode.name)),
+        ModeKind::Value { var, value } => {
+            let v = if value.parse::<i64>().is_ok() { number(value) } else { name(value) };
+            binary(BinOp::Eq, name(var), v)
+        }
     }
 }

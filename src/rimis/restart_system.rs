@@ -117,15 +117,7 @@ pub(crate) fn build(
                 names.join(" ")
             ));
             out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
-            out.mode_changes.push(ModeChange {
-                entering: plan.cond_text(region),
-                restores: names.clone(),
-                no_restart: Some(why),
-                analysed: false,
-                impulsive: Vec::new(),
-                jumps: Vec::new(),
-                unbalanced: Vec::new(),
-            });
+            out.mode_changes.push(ModeChange::without_restart(plan.cond_text(region), names.clone(), why));
             continue;
         }
         let parts = match grow_parts(plan, &index, region, &here, ctx, &mut MAX_PARTS.clone())? {
@@ -133,15 +125,7 @@ pub(crate) fn build(
             Err(why) => {
                 out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
                 out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
-                out.mode_changes.push(ModeChange {
-                    entering: plan.cond_text(region),
-                    restores: names.clone(),
-                    no_restart: Some(why),
-                    analysed: false,
-                    impulsive: Vec::new(),
-                    jumps: Vec::new(),
-                    unbalanced: Vec::new(),
-                });
+                out.mode_changes.push(ModeChange::without_restart(plan.cond_text(region), names.clone(), why));
                 continue;
             }
         };

@@ -24,8 +24,6 @@ pub(crate) struct Source<'a> {
     pub elements: Vec<Element>,
     /// Equations of the equation sections that the mDAE does not hold.
     pub kept: Vec<Equation>,
-    /// Every equation of the equation sections, in order (for a pass-through).
-    all: Vec<Equation>,
     pub kept_parts: Vec<ClassPart>,
     /// Declared name → (element, declaration) in `elements` ([`Source::declaration`]).
     by_name: std::cell::OnceCell<FxHashMap<String, (usize, usize)>>,
@@ -67,7 +65,6 @@ impl<'a> Source<'a> {
             classes,
             elements: Vec::new(),
             kept: mdae.passed.clone(),
-            all: Vec::new(),
             kept_parts: Vec::new(),
             by_name: std::cell::OnceCell::new(),
         };
@@ -81,16 +78,27 @@ impl<'a> Source<'a> {
                         }
                     }
                 }
-                ClassPart::Equations { initial: false, equations, .. } => src.all.extend(equations.iter().cloned()),
+                ClassPart::Equations { initial: false, .. } => {}
                 other => src.kept_parts.push(other.clone()),
             }
         }
         Ok(src)
     }
 
-    /// Every equation of the input's equation sections (pass-through), moved out.
-    pub(crate) fn take_all_equations(&mut self) -> Vec<super::Item> {
-        std::mem::take(&mut self.all).into_iter().map(super::Item::new).collect()
+    /// Every equation of the input's equation sections, in order (pass-through). Copied
+    /// only here, at exact length: a model without modes can be large (issue 15: a copy
+    /// kept from [`Source::read`] on, then converted, was a quarter of the peak heap).
+    pub(crate) fn all_equations(&self) -> Vec<super::Item> {
+        let ClassBody::Long(comp) = &self.class.body else { return Vec::new() };
+        let sections = || {
+            comp.parts.iter().filter_map(|p| match p {
+                ClassPart::Equations { initial: false, equations, .. } => Some(equations),
+                _ => None,
+            })
+        };
+        let mut out = Vec::with_capacity(sections().map(|eqs| eqs.len()).sum());
+        out.extend(sections().flatten().map(|eq| super::Item::new(eq.clone())));
+        out
     }
 
     /// New plain names for the nested classes (functions, records, types) whose names are

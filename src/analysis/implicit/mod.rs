@@ -19,6 +19,7 @@
 
 mod bits;
 mod blocks;
+mod classes;
 mod closure;
 mod dual;
 mod ops;
@@ -89,6 +90,8 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
         return Err(AnalysisError::TooLarge {
             modes: mdae.modes.len(),
             nodes: stats::NODE_LIMIT,
+            levels: optimal::LEVELS_LIMIT,
+            classes: classes::CLASS_LIMIT,
             work: stats::WORK_LIMIT,
         });
     }

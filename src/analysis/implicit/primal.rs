@@ -20,8 +20,8 @@
 //! weight: 9 M nodes and 51 s at N = 50; the programme keeps no BDD wider than a cut (156
 //! nodes at N = 100, `benches/scale.rs`).
 
-use super::optimal;
 use super::{Encoding, Stats};
+use super::{classes, optimal};
 use crate::analysis::dm::fine_blocks;
 use crate::analysis::matching::Graph;
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
@@ -82,6 +82,9 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
 
 /// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge.
 fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<Bdd>) {
+    if let Some(solved) = classes::solve_block(enc, edges, stats) {
+        return solved;
+    }
     let set = enc.set();
     // Positions in `edges`, by variable.
     let mut order: Vec<usize> = (0..edges.len()).collect();
