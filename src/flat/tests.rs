@@ -81,10 +81,23 @@ fn record_equations_constructors_and_operator_records_are_read_field_by_field() 
     let m = flat(&format!(
         "{COMPLEX}class M\n  Real a.re;\n  Real a.im;\n  Real b.re;\n  Real b.im;\n  Real r;\nequation\n  b = Complex.'constructor'.fromReal(time);\n  Complex.'+'(a, b) = Complex(0.0, 0.0);\n  r = absC(a);\nend M;\n"
     ));
-    assert_eq!(rows(&m), ["b.re = time", "b.im = 0.0", "a.re + b.re = 0.0", "a.im + b.im = 0.0", "r = absC(a)"]);
-    // `absC(a)` reads the record whole: both fields.
-    let reads: Vec<&str> = m.aggregate_reads["a"].iter().map(|&k| m.vars[k].name.as_str()).collect();
-    assert_eq!(reads, ["a.re", "a.im"]);
+    // `absC(a)` reads the record through its constructor: both fields by name, so that a
+    // rewrite can replace them (not a whole read kept as written).
+    assert_eq!(
+        rows(&m),
+        ["b.re = time", "b.im = 0.0", "a.re + b.re = 0.0", "a.im + b.im = 0.0", "r = absC(Complex(re = a.re, im = a.im))"]
+    );
+    assert!(!m.aggregate_reads.contains_key("a"), "{:?}", m.aggregate_reads.keys());
+}
+
+#[test]
+fn selections_of_literal_arrays_in_scalar_arguments_are_folded() {
+    // omc unrolls `f(r[{1, 2}[$i]], …) for $i in 1:2` into selections of literal arrays.
+    let m = flat(
+        "function f\n  input Real a;\n  input Real b;\n  output Real y;\nalgorithm\n  y := a + b;\nend f;\n\nclass M\n  Real r[3];\n  Real m[2];\nequation\n  m = array(f(r[{1, 2}[$i1]], r[{2, 3}[$i1]]) for $i1 in 1:2);\n  r[1] = time;\n  r[2] = 2 * time;\n  r[3] = 3 * time;\nend M;\n",
+    );
+    assert_eq!(rows(&m)[..2], ["m[1] = f(r[1], r[2])", "m[2] = f(r[2], r[3])"]);
+    assert!(m.aggregate_reads.is_empty(), "{:?}", m.aggregate_reads.keys());
 }
 
 #[test]

@@ -132,7 +132,7 @@ impl Lowering<'_> {
                 let Some(scalars) = self.flat.aggregate_reads.get(name) else { return };
                 for &k in scalars {
                     if let Some(NameKind::Unknown(v)) = self.kinds.get(&self.flat.vars[k].name) {
-                        self.reads_whole = true;
+                        self.whole_reads.push(*v);
                         out.push(Incidence { var: *v, order, when: guard.clone() });
                     }
                 }

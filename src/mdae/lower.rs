@@ -48,8 +48,8 @@ pub(super) struct Lowering<'a> {
     pub(super) decl_spans: HashMap<String, crate::syntax::Span>,
     /// Finite domains ([`domains`]); the one-hot modes are made at the first comparison.
     pub(super) domains: BTreeMap<String, Vec<DomainValue>>,
-    /// Set when the incidence being computed reads a whole array or record.
-    pub(super) reads_whole: bool,
+    /// The unknowns the incidence being computed reads through a whole array or record.
+    pub(super) whole_reads: Vec<VarId>,
     /// Inside `noEvent(…)` or `smooth(…)`: conditions generate no events there (omc
     /// makes no zero crossing inside either), and their atoms keep `noEvent`.
     pub(super) no_events: u32,
@@ -87,7 +87,7 @@ pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) 
         enumerations: HashSet::new(),
         decl_spans: HashMap::new(),
         domains: BTreeMap::new(),
-        reads_whole: false,
+        whole_reads: Vec::new(),
         no_events: 0,
     };
     for v in &model.vars {
@@ -319,7 +319,7 @@ impl<'a> Lowering<'a> {
 
     fn push_residual(&mut self, r: Residual<'a>) -> Result<(), LowerError> {
         let mut inc: Vec<Incidence> = Vec::new();
-        self.reads_whole = false;
+        self.whole_reads.clear();
         for (g, l, rr) in &r.arms {
             self.incidence(l, g, 0, &mut inc)?;
             self.incidence(rr, g, 0, &mut inc)?;
@@ -353,8 +353,11 @@ impl<'a> Lowering<'a> {
             incidence: merge(inc),
             body,
         };
-        if self.reads_whole {
-            self.out.as_written.insert(EqId(self.out.equations.len() as u32), AsWritten::ReadsWhole);
+        if !self.whole_reads.is_empty() {
+            let mut vars = std::mem::take(&mut self.whole_reads);
+            vars.sort_unstable();
+            vars.dedup();
+            self.out.as_written.insert(EqId(self.out.equations.len() as u32), AsWritten::ReadsWhole(vars));
         }
         self.out.equations.push(eq);
         Ok(())

@@ -166,7 +166,8 @@ pub enum AsWritten {
     /// It reads unknowns through a whole array or record or a variable subscript
     /// (`f(x)`, `abs(v)`, `x[k]`): the output may rename what it writes, but must read
     /// those unknowns from their source variables.
-    ReadsWhole,
+    /// The unknowns it reads that way (sorted): its other reads are by name.
+    ReadsWhole(Vec<VarId>),
 }
 
 impl Mdae {

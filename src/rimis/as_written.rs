@@ -24,7 +24,7 @@ pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
             let eq = plan.mdae.eq(e);
             let (what, span) = match how {
                 AsWritten::Block { what, span } => (what.clone(), *span),
-                AsWritten::ReadsWhole => ("equation reading a whole array or record".to_string(), eq.span),
+                AsWritten::ReadsWhole(_) => ("equation reading a whole array or record".to_string(), eq.span),
             };
             let refuse = |why: String| {
                 Err(RimisError::new(
@@ -51,7 +51,13 @@ pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
                     ));
                 }
             }
-            for inc in &eq.incidence {
+            // A block kept whole reads everything as written; an equation only what it
+            // reads through a whole array or record (its reads by name are rewritten).
+            let as_written = |u: VarId| match how {
+                AsWritten::Block { .. } => true,
+                AsWritten::ReadsWhole(vars) => vars.binary_search(&u).is_ok(),
+            };
+            for inc in eq.incidence.iter().filter(|inc| as_written(inc.var)) {
                 let written = block.writes.iter().any(|&(u, _)| u == inc.var);
                 if !written && !reads_source(plan, inc.var, inc.order as u32 + k, &cond) {
                     return refuse(format!(

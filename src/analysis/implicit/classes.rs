@@ -28,13 +28,13 @@ use crate::analysis::matching::{Graph, max_weight_perfect_matching};
 use biodivine_lib_bdd::Bdd;
 
 /// At most this many structural classes per block are solved one by one.
-pub const CLASS_LIMIT: usize = 512;
+pub const CLASS_LIMIT: usize = 16384;
 
 /// (∃E_b.X_b, T_e for each of `edges`) from the structural classes of the block inside
 /// the valid modes, or `None` when it has more than [`CLASS_LIMIT`] of them.
 pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<(Bdd, Vec<Bdd>)> {
     let set = enc.set();
-    let parts = split(enc, edges, stats)?;
+    let split = split(enc, edges, stats)?;
     // Local indices of the block's equations and variables.
     let mut eqs: Vec<usize> = edges.iter().map(|&k| enc.edges[k].eq).collect();
     let mut vars: Vec<usize> = edges.iter().map(|&k| enc.edges[k].var).collect();
@@ -46,12 +46,13 @@ pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) ->
     let col = |k: usize| vars.binary_search(&enc.edges[k].var).expect("the edge's variable is in the block");
     let mut exists = set.mk_false();
     let mut picked = vec![set.mk_false(); edges.len()];
-    for part in &parts {
+    for part in &split.parts {
+        let sigma = split.sigma(part);
         // The block's graph in this class: the edges that exist, weighted by σ.
         let mut graph: Graph = vec![Vec::new(); eqs.len()];
         let mut at: Vec<Vec<usize>> = vec![Vec::new(); eqs.len()];
         for (p, &k) in edges.iter().enumerate() {
-            if let Some(sigma) = part.sigma[p] {
+            if let Some(sigma) = sigma[p] {
                 graph[row(k)].push((col(k), i64::from(sigma)));
                 at[row(k)].push(p);
             }
@@ -71,41 +72,86 @@ pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) ->
     Some((exists, picked))
 }
 
-/// Valid modes where the block's incidence and orders are constant, with σ per edge.
+/// Valid modes where the block's incidence and orders are constant.
 struct Part {
     modes: Bdd,
-    /// σ of each edge of the block (by position in `edges`) in these modes, `None` where
-    /// the edge does not exist.
+    /// σ of each edge that varies over the valid modes ([`Split::varying`], in order) in
+    /// these modes, `None` where the edge does not exist.
     sigma: Vec<Option<u32>>,
 }
 
+/// The structural classes of a block: σ of its edges (by position), `None` where the
+/// edge does not exist; the parts give the edges that vary.
+struct Split {
+    /// σ of each edge in every valid mode; for a varying edge, a placeholder.
+    constant: Vec<Option<u32>>,
+    /// Positions of the edges whose existence or order varies over the valid modes.
+    varying: Vec<usize>,
+    parts: Vec<Part>,
+}
+
+impl Split {
+    /// σ of every edge of the block in `part`.
+    fn sigma(&self, part: &Part) -> Vec<Option<u32>> {
+        let mut out = self.constant.clone();
+        for (&p, &s) in self.varying.iter().zip(&part.sigma) {
+            out[p] = s;
+        }
+        out
+    }
+}
+
+/// The non-empty pieces of `modes` by the edge `k`: absent, then present by value of σ.
+fn pieces(enc: &Encoding, k: usize, values: &[(u32, Bdd)], modes: &Bdd) -> Vec<(Option<u32>, Bdd)> {
+    let e = &enc.edges[k];
+    let mut out = Vec::new();
+    let absent = and_not(modes, &e.active);
+    if !absent.is_false() {
+        out.push((None, absent));
+    }
+    let present = and(modes, &e.active);
+    if !present.is_false() {
+        for (s, m) in values {
+            let here = and(&present, m);
+            if !here.is_false() {
+                out.push((Some(*s), here));
+            }
+        }
+    }
+    out
+}
+
 /// The structural classes of the block inside the valid modes, or `None` past the limit.
-fn split(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<Vec<Part>> {
+/// Only the edges that vary over the valid modes split parts or are stored per part (on
+/// the Westinghouse brake a few per valve: the split gives up after about log2 of the
+/// limit valves, in little time and memory).
+fn split(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<Split> {
     let set = enc.set();
-    let mut parts = vec![Part { modes: enc.valid.clone(), sigma: Vec::with_capacity(edges.len()) }];
-    for &k in edges {
-        let e = &enc.edges[k];
-        // σ by value where the edge exists; 0 where it does not (a constant in most edges).
-        let values = e.sigma.partition(&set.mk_true(), set);
+    let mut constant = Vec::with_capacity(edges.len());
+    let mut varying = Vec::new();
+    let mut values_of = Vec::new();
+    for (p, &k) in edges.iter().enumerate() {
+        let values = enc.edges[k].sigma.partition(&set.mk_true(), set);
+        match pieces(enc, k, &values, &enc.valid).as_slice() {
+            [] => constant.push(None),
+            [(s, _)] => constant.push(*s),
+            _ => {
+                constant.push(None);
+                varying.push(p);
+                values_of.push(values);
+            }
+        }
+    }
+    let mut parts = vec![Part { modes: enc.valid.clone(), sigma: Vec::with_capacity(varying.len()) }];
+    if enc.valid.is_false() {
+        parts.clear();
+    }
+    for (&p, values) in varying.iter().zip(&values_of) {
         let mut next = Vec::with_capacity(parts.len());
         for mut part in parts {
-            // The non-empty pieces of the part: absent, then present by value of σ.
-            let mut pieces: Vec<(Option<u32>, Bdd)> = Vec::new();
-            let absent = and_not(&part.modes, &e.active);
-            if !absent.is_false() {
-                pieces.push((None, absent));
-            }
-            let present = and(&part.modes, &e.active);
-            if !present.is_false() {
-                for (s, modes) in &values {
-                    let here = and(&present, modes);
-                    if !here.is_false() {
-                        pieces.push((Some(*s), here));
-                    }
-                }
-            }
-            if pieces.len() == 1 {
-                part.sigma.push(pieces[0].0);
+            let pieces = pieces(enc, edges[p], values, &part.modes);
+            if let [(s, _)] = pieces.as_slice() {
+                part.sigma.push(*s);
                 next.push(part);
                 continue;
             }
@@ -121,5 +167,5 @@ fn split(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<Vec<Part>
         }
         parts = next;
     }
-    Some(parts)
+    Some(Split { constant, varying, parts })
 }
