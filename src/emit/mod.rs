@@ -36,6 +36,8 @@ struct SectionText {
 /// whose literals are names `Old.Lit` too.
 struct Renames<'a> {
     classes: &'a BTreeMap<String, String>,
+    /// The new names.
+    new_names: std::collections::BTreeSet<&'a str>,
     enums: BTreeMap<&'a str, &'a str>,
 }
 
@@ -48,13 +50,33 @@ impl<'a> Renames<'a> {
             .filter_map(|c| m.renames.get_key_value(c.name.text.as_str()))
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        Renames { classes: &m.renames, enums }
+        Renames { classes: &m.renames, new_names: m.renames.values().map(String::as_str).collect(), enums }
     }
 }
 
 /// Renames the nested classes where they are used: calls (functions, record
 /// constructors), types, and the literals `Old.Lit` of a renamed enumeration.
 struct Renamer<'a, 'b>(&'b Renames<'a>);
+
+impl Renamer<'_, '_> {
+    /// The new name of the class `name` means inside the class `scope` (its old name):
+    /// `name` itself, else qualified by the packages around `scope`, innermost first
+    /// (omc writes a record constructor's output type unqualified: `function A.B.R …
+    /// output R res;`).
+    fn resolve(&self, name: &str, scope: &str) -> Option<&str> {
+        if let Some(n) = self.0.classes.get(name) {
+            return Some(n);
+        }
+        let mut prefix = scope.trim_matches('\'');
+        while let Some((outer, _)) = prefix.rsplit_once('.') {
+            if let Some(n) = self.0.classes.get(&format!("{outer}.{name}")) {
+                return Some(n);
+            }
+            prefix = outer;
+        }
+        None
+    }
+}
 
 impl Visitor for Renamer<'_, '_> {
     fn call_name(&mut self, f: &mut Ident) {
@@ -72,6 +94,23 @@ impl Visitor for Renamer<'_, '_> {
         let hit = full.rsplit_once('.').and_then(|(ty, lit)| self.0.enums.get(ty).map(|n| format!("{n}.{lit}")));
         if let Some(n) = hit {
             *name = text(&n);
+        }
+    }
+}
+
+/// Renames the types of a nested class written relative to its packages.
+struct ScopedTypes<'r, 'a, 'b> {
+    renamer: &'r Renamer<'a, 'b>,
+    scope: &'r str,
+}
+
+impl Visitor for ScopedTypes<'_, '_, '_> {
+    fn type_name(&mut self, t: &mut Ident) {
+        if self.renamer.0.new_names.contains(t.text.as_str()) {
+            return; // already renamed
+        }
+        if let Some(n) = self.renamer.resolve(t.text.as_str(), self.scope) {
+            t.text = text(n);
         }
     }
 }
@@ -110,6 +149,10 @@ pub fn emit(m: &RimisModel) -> String {
         .map(|c| {
             let mut c = c.clone();
             visit::walk_class(&mut c, &mut Renamer(renames));
+            // Types written relative to the class's packages (omc's record constructors).
+            let scope = c.name.text.as_str().to_string();
+            let renamer = Renamer(renames);
+            visit::walk_class(&mut c, &mut ScopedTypes { renamer: &renamer, scope: &scope });
             if let Some(n) = renames.classes.get(c.name.text.as_str()) {
                 c.name.text = text(n);
                 if let ClassBody::Long(comp) = &mut c.body {

@@ -8,11 +8,12 @@
 use super::build::*;
 use super::diff::SymError;
 use super::simplify::{add, div, mul, neg, pow, sub};
+use crate::syntax::Span;
 use crate::syntax::ast::*;
 
-const BUILTINS: [&str; 22] = [
+const BUILTINS: [&str; 24] = [
     "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "log", "log10", "sqrt", "abs",
-    "sign", "floor", "ceil", "integer", "div", "mod", "rem",
+    "sign", "floor", "ceil", "integer", "div", "mod", "rem", "max", "min",
 ];
 
 /// The builtin that `name` calls, if any: a builtin name bare or under `Modelica.Math.`.
@@ -53,6 +54,13 @@ pub(crate) fn derivative(f: &str, args: &[Expr], d: &mut Deriv) -> Result<Option
         // mod(x, y) = x - floor(x / y) * y, rem(x, y) = x - div(x, y) * y
         ("mod", [x, y]) => sub(d(x)?, mul(c("floor", &div(x.clone(), y.clone())), d(y)?)),
         ("rem", [x, y]) => sub(d(x)?, mul(call("div", vec![x.clone(), y.clone()]), d(y)?)),
+        // max(x, y)' = x' where x > y, y' elsewhere (the one-sided derivative at a tie,
+        // like abs' = sign · u'); noEvent: the derivative adds no event of its own.
+        ("max" | "min", [x, y]) => {
+            let op = if f == "max" { BinOp::Gt } else { BinOp::Lt };
+            let test = call("noEvent", vec![bin_raw(op, x.clone(), y.clone())]);
+            if_raw(vec![(test, d(x)?)], d(y)?, Span::DUMMY)
+        }
         _ => return Ok(None),
     };
     Ok(Some(r))

@@ -35,6 +35,8 @@ fn chain_rule_and_operators() {
     assert_eq!(dt("atan2(y, x)"), "(x * der(y) - y * der(x)) / (x ^ 2 + y ^ 2)");
     assert_eq!(dt("Modelica.Math.tanh(x)"), "der(x) / cosh(x) ^ 2");
     assert_eq!(dt("p + 2.5 + time"), "1");
+    assert_eq!(dt("max(0.0, x - p)"), "if noEvent(0.0 > x - p) then 0 else der(x)");
+    assert_eq!(dt("min(x, y)"), "if noEvent(x < y) then der(x) else der(y)");
 }
 
 #[test]
@@ -70,7 +72,7 @@ fn booleans_are_refused() {
         e.to_string(),
         "cannot differentiate a call to `g`: it is not a differentiable builtin and not defined in the file"
     );
-    assert!(dt_in(&Functions::default(), "min(x, y)").is_err());
+    assert!(dt_in(&Functions::default(), "delay(x, p)").is_err());
 }
 
 #[test]
