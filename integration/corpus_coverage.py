@@ -41,6 +41,8 @@ DEFAULT_CORPORA = ["../shared/corpus/msl-flat", "../shared/corpus/omc-flat"]
 DEFAULT_RESULTS = ROOT / "integration" / "results" / "corpus_coverage.md"
 UNCHANGED_MARK = "// The model is unchanged"
 ACCEPTED = ("rewritten", "unchanged")
+LIMIT = 300  # characters of a diagnostic shown in a table cell
+SOURCES = ["src", "templates", "Cargo.toml", "Cargo.lock"]  # what the binary is built from
 
 
 @dataclass
@@ -53,6 +55,7 @@ class FileResult:
     error_line: str = ""  # first diagnostic line, paths made relative
     reason: str = ""  # error_line generalised (refused and crashed only)
     failures: list = field(default_factory=list)  # (check, first error line) of the output
+    input_check: str = ""  # when the output fails --check: what --check says of the input
 
 
 def first_error_line(stderr, replacements):
@@ -129,6 +132,14 @@ def first_difference(a, b):
     return f"lengths differ: {len(lines_a)} then {len(lines_b)} lines"
 
 
+def input_check(binary, path, name, timeout):
+    """`--check` on the input, to tell an output defect from a model --check refuses anyway."""
+    code, err, _ = run([binary, "--check", str(path)], subprocess.DEVNULL, timeout)
+    if code == 0:
+        return "exit 0"
+    return f"exit {code}: " + generalise(describe_failure(code, err, [(str(path), name)], timeout))
+
+
 def classify(code, stderr, output):
     """The outcome of a finished main run."""
     if code == 0:
@@ -154,6 +165,8 @@ def process(binary, corpus, path, timeout):
         result = FileResult(name, outcome, seconds)
         if outcome in ACCEPTED:
             result.failures = check_output(binary, out, name, timeout)
+            if any(check == "--check" for check, _ in result.failures):
+                result.input_check = input_check(binary, path, name, timeout)
             return result
         line = first_error_line(stderr, [(str(path), name)])
         if outcome == "crashed":
@@ -201,7 +214,9 @@ def summary_line(label, s):
     )
 
 
-def cell(text):
+def cell(text, limit=None):
+    if limit is not None and len(text) > limit:
+        text = text[:limit].rstrip() + " …"
     return text.replace("|", "\\|")
 
 
@@ -217,16 +232,39 @@ def corpus_section(label, results):
         f"| {s['median']:.3f} s / {s['max']:.2f} s |",
         "",
     ]
-    failing = [(r.name, c, line) for r in results for c, line in r.failures]
-    out += [f"Accepted outputs failing `--check` or re-parse: {len(failing)}.", ""]
-    if failing:
-        out += ["| file | check | first error line |", "|---|---|---|"]
-        out += [f"| {cell(n)} | {c} | {cell(line)} |" for n, c, line in failing]
-        out += [""]
+    out += failures_tables(results)
     out += reasons_table(results)
     out += ["### The 10 slowest files", "", "| file | outcome | time |", "|---|---|---|"]
     slowest = sorted(results, key=lambda r: (-r.seconds, r.name))[:10]
     out += [f"| {cell(r.name)} | {r.outcome} | {r.seconds:.3f} s |" for r in slowest]
+    return out + [""]
+
+
+def failures_tables(results):
+    """The accepted outputs failing a check: grouped by check and reason, then one per file."""
+    failing = [(r, check, line) for r in results for check, line in r.failures]
+    out = [f"### Accepted outputs failing `--check` or re-parse: {len(failing)}", ""]
+    if not failing:
+        return out
+    groups = {}
+    for r, check, line in failing:
+        groups.setdefault((check, r.outcome, generalise(line), r.input_check), []).append(r)
+    out += [
+        "| count | check | outcome | reason | `--check` on the input |",
+        "|---|---|---|---|---|",
+    ]
+    for (check, outcome, reason, on_input), members in sorted(
+        groups.items(), key=lambda kv: (-len(kv[1]), kv[0])
+    ):
+        out.append(
+            f"| {len(members)} | {check} | {outcome} | {cell(reason, LIMIT)} "
+            f"| {cell(on_input or '–', LIMIT)} |"
+        )
+    out += ["", "| file | outcome | check | first error line |", "|---|---|---|---|"]
+    out += [
+        f"| {cell(r.name)} | {r.outcome} | {check} | {cell(line, LIMIT)} |"
+        for r, check, line in failing
+    ]
     return out + [""]
 
 
@@ -244,7 +282,7 @@ def reasons_table(results):
         example = members[0]  # results are sorted by name: the first file of the group
         out.append(
             f"| {len(members)} | {cell(reason)} | {cell(example.name)} "
-            f"| {cell(example.error_line)} |"
+            f"| {cell(example.error_line, LIMIT)} |"
         )
     return out + [""]
 
@@ -255,7 +293,8 @@ def git_commit():
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+             ":!integration/results"],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -263,6 +302,24 @@ def git_commit():
     except OSError:
         return "unknown"
     return f"{head}{' (with uncommitted changes)' if dirty else ''}" if head else "unknown"
+
+
+def stale_sources(binary):
+    """Source files changed after the binary was built (empty when it is up to date)."""
+    built = binary.stat().st_mtime
+    newer = []
+    for name in SOURCES:
+        top = ROOT / name
+        paths = top.rglob("*") if top.is_dir() else [top]
+        newer += [p for p in paths if p.is_file() and p.stat().st_mtime > built]
+    return sorted(p.relative_to(ROOT).as_posix() for p in newer)
+
+
+def display(path):
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def resolve(path_text, base):
@@ -286,6 +343,10 @@ def main(argv=None):
         print(f"error: no binary at {binary} (run `cargo build --profile ci`, or set "
               "MDAE_RIMIS)", file=sys.stderr)
         return 2
+    stale = stale_sources(binary)
+    if stale:
+        print(f"warning: {binary} is older than {len(stale)} source files ({stale[0]}, …): "
+              "rebuild with `cargo build --profile ci`", file=sys.stderr)
     if args.corpora:
         corpora = [(c, resolve(c, Path.cwd())) for c in args.corpora]
     else:
@@ -297,7 +358,8 @@ def main(argv=None):
         "Regenerate with `python3 integration/corpus_coverage.py` (after `cargo build --profile "
         "ci`). One process per file, timeout "
         f"{args.timeout:g} s, {args.jobs} at once; wall times on the machine that ran it. "
-        f"Binary built from commit {git_commit()}.",
+        f"Repository at commit {git_commit()}; binary `{display(binary)}`"
+        + (f", **older than {len(stale)} source files**." if stale else ", built from it."),
         "",
         "Outcomes: *rewritten* (exit 0, the RIMIS model), *unchanged* (exit 0, second line "
         f"`{UNCHANGED_MARK}`), *refused* (exit 1 with an `error:` line), *crashed* (any other "
