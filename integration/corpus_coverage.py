@@ -74,11 +74,20 @@ def generalise(line):
     line = re.sub(r"`[^`]*`", "`…`", line)
     line = re.sub(r'"[^"]*"', '"…"', line)
     line = re.sub(r"'[^'\s][^']*'", "'…'", line)  # Modelica quoted names
-    line = re.sub(r"\{[^{}]*\}", "{…}", line)  # lists of names: {'x', 'y'}
-    line = re.sub(r"\[[^\[\]]*\]", "[…]", line)  # [e1, e2]
+    line = innermost_first(r"\{[^{}]*\}", "\x01", line).replace("\x01", "{…}")  # {'x', 'y'}
+    line = innermost_first(r"\[[^\[\]]*\]", "\x02", line).replace("\x02", "[…]")  # [a[1].p]
     line = re.sub(r"\bmodel [^\s:]+(?= is | has |:)", "model …", line)
     line = re.sub(r"\bsingular when [^:]*:", "singular when …:", line)
     return re.sub(r"\d+", "N", line)
+
+
+def innermost_first(pattern, mark, text):
+    """Replace the innermost matches of a bracket pattern by mark until none is left."""
+    while True:
+        replaced = re.sub(pattern, mark, text)
+        if replaced == text:
+            return text
+        text = replaced
 
 
 def run(args, stdout, timeout):
@@ -137,6 +146,8 @@ def input_check(binary, path, name, timeout):
     code, err, _ = run([binary, "--check", str(path)], subprocess.DEVNULL, timeout)
     if code == 0:
         return "exit 0"
+    if code is None:
+        return f"timeout after {timeout:g} s"
     return f"exit {code}: " + generalise(describe_failure(code, err, [(str(path), name)], timeout))
 
 
