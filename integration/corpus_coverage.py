@@ -271,9 +271,14 @@ def failures_tables(results):
             f"| {len(members)} | {check} | {outcome} | {cell(reason, LIMIT)} "
             f"| {cell(on_input or '–', LIMIT)} |"
         )
-    out += ["", "| file | outcome | check | first error line |", "|---|---|---|---|"]
     out += [
-        f"| {cell(r.name)} | {r.outcome} | {check} | {cell(line, LIMIT)} |"
+        "",
+        "| file | outcome | check | `--check` on the input | first error line |",
+        "|---|---|---|---|---|",
+    ]
+    out += [
+        f"| {cell(r.name)} | {r.outcome} | {check} | {cell(r.input_check or '–', 60)} "
+        f"| {cell(line, LIMIT)} |"
         for r, check, line in failing
     ]
     return out + [""]
