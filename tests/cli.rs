@@ -332,7 +332,11 @@ fn the_explicit_strategy_over_its_limit_names_the_file_and_the_way_out() {
     let out = run(&["--strategy", "explicit", "--check", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.starts_with(&format!("{}: error: the explicit strategy enumerates at most", path.display())), "{err}");
+    // Located at the model's first equation (line 64: `y = time;`).
+    assert!(
+        err.starts_with(&format!("{}:64:3: error: the explicit strategy enumerates at most", path.display())),
+        "{err}"
+    );
     assert!(err.contains("--strategy implicit"), "{err}");
     let ok = run(&["--strategy", "implicit", "--check", path.to_str().unwrap()]);
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));

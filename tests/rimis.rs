@@ -389,10 +389,15 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
                 if transform(&name, &text).map(|r| r.0).ok().as_ref() != Some(&out) {
                     failures.push(format!("{name}: two runs differ"));
                 }
-                let blocks =
+                // The blocks are checked in rewritten outputs only (an unchanged output is the
+                // input): no multimode analysis of a model the main job passed a priori.
+                let blocks = if out.contains("The model is unchanged:") {
+                    Ok(0)
+                } else {
                     driver::lower(&SourceFile::new(name.as_str(), text.as_str())).map_err(|e| e.to_string()).and_then(
                         |m| analysis::analyse(&m, Strategy::Auto).map(|c| c.blocks.len()).map_err(|e| e.to_string()),
-                    );
+                    )
+                };
                 rewritten += usize::from(out.contains("// REPL:"));
                 match blocks.and_then(|n| guarantee(&out, n)) {
                     Ok(()) => transformed += 1,

@@ -163,6 +163,71 @@ pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
     (offsets_of(&core, &matching) == offsets_of(&union, &matching)).then_some(APriori::OneAnalysisFits)
 }
 
+/// Paper 000 §4.2 on a rewritten output (`mdae`, lowered from it): one structural analysis
+/// of the union of its modes' incidences is nonsingular, needs no index reduction (every
+/// offset c is 0), and the equations emitted for each of the input CDG's `n_blocks`
+/// blocks (`block_of`: an equation's line → its block number) form one block of that
+/// analysis's triangular form, so a tool that analyses once (omc, Dymola) builds it and
+/// solves each block as the CDG does. `Err` says what fails, naming an equation.
+pub fn meets_the_guarantee(
+    mdae: &Mdae,
+    n_blocks: usize,
+    block_of: &dyn Fn(u32) -> Option<usize>,
+) -> Result<(), String> {
+    let union: Graph = mdae
+        .equations
+        .iter()
+        .map(|e| {
+            let mut row: BTreeMap<usize, i64> = BTreeMap::new();
+            for inc in &e.incidence {
+                let o = row.entry(inc.var.index()).or_insert(inc.order as i64);
+                *o = (*o).max(inc.order as i64);
+            }
+            row.into_iter().collect()
+        })
+        .collect();
+    let s = match super::sigma::analyse(&union, mdae.vars.len()) {
+        super::sigma::SingleMode::Singular(_) => {
+            return Err("one structural analysis of the union of its modes is singular".into());
+        }
+        super::sigma::SingleMode::Nonsingular(s) => s,
+    };
+    if let Some(i) = s.c.iter().position(|&c| c != 0) {
+        return Err(format!(
+            "it still needs index reduction: equation `{}` has offset {}",
+            mdae.equations[i].text, s.c[i]
+        ));
+    }
+    let mut emitted: Vec<Vec<usize>> = vec![Vec::new(); n_blocks];
+    for (i, e) in mdae.equations.iter().enumerate() {
+        if let Some(k) = block_of(e.line).filter(|k| (1..=n_blocks).contains(k)) {
+            emitted[k - 1].push(i);
+        }
+    }
+    let blt: std::collections::BTreeSet<Vec<usize>> = s
+        .blocks
+        .iter()
+        .map(|b| {
+            let mut eqs: Vec<usize> = b.eqs.iter().map(|e| e.0).collect();
+            eqs.sort_unstable();
+            eqs
+        })
+        .collect();
+    for (k, eqs) in emitted.iter().enumerate() {
+        if eqs.is_empty() {
+            return Err(format!("no equation is emitted for block {}", k + 1));
+        }
+        if !blt.contains(eqs) {
+            return Err(format!(
+                "block {} (`{}`…) is not one block of the output's triangular form",
+                k + 1,
+                mdae.equations[eqs[0]].text
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::fits_every_mode;

@@ -107,14 +107,41 @@ pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<Strin
     let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
     // A model one structural analysis fits in every mode passes unchanged without the
     // exact analysis (linear; the exact analysis of a large block can be exponential).
-    let out = match analysis::oblivious::fits_a_priori(&model) {
-        Some(why) => crate::rimis::unchanged(&def, &model, why),
-        None => crate::rimis::transform(&def, &model, &analyse(file, &model, strategy)?),
+    let (out, n_blocks) = match analysis::oblivious::fits_a_priori(&model) {
+        Some(why) => (crate::rimis::unchanged(&def, &model, why), 0),
+        None => {
+            let cdg = analyse(file, &model, strategy)?;
+            (crate::rimis::transform(&def, &model, &cdg), cdg.blocks.len())
+        }
+    };
+    let out = out.map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;
+    let text = crate::emit::emit(&out);
+    if !out.header.iter().any(|h| h.starts_with("The model is unchanged")) {
+        self_check(file, &model, &text, n_blocks)?;
     }
-    .map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;
     messages.extend(out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)));
     messages.extend(out.notes.iter().map(|n| format!("{}: note: {n}", file.name)));
-    Ok((crate::emit::emit(&out), messages))
+    Ok((text, messages))
+}
+
+/// A rewritten output must meet paper 000 §4.2 ([`analysis::oblivious::meets_the_guarantee`])
+/// — the check stands in for omc, which is not in CI: a rewrite that does not is refused,
+/// located at the model, never emitted.
+fn self_check(file: &SourceFile, model: &mdae::Mdae, text: &str, n_blocks: usize) -> Result<(), DriverError> {
+    let refuse = |why: String| {
+        let span = model.equations.first().map(|e| e.span).unwrap_or(syntax::Span::DUMMY);
+        let message = format!(
+            "unsupported: the rewrite of model {} does not meet the guarantee of paper 000 §4.2 ({why}); refused rather than emitted",
+            model.name
+        );
+        DriverError::Rimis { file: Box::new(file.clone()), error: crate::rimis::RimisError::new(span, message) }
+    };
+    let out = SourceFile::new(file.name.clone(), text.to_string());
+    let def = parse_valid(&out).map_err(|e| refuse(format!("its output does not read back: {}", e.render().trim())))?.0;
+    let m = mdae::lower(&def, &out).map_err(|e| refuse(format!("its output does not lower: {}", e.short(&out))))?;
+    let lines = crate::emit::block_of_lines(text);
+    let block_of = |line: u32| lines.get((line as usize).wrapping_sub(1)).copied().flatten();
+    analysis::oblivious::meets_the_guarantee(&m, n_blocks, &block_of).map_err(refuse)
 }
 
 /// [`parse_valid`] without the warnings.
@@ -224,7 +251,10 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
 
 /// Runs the analysis; its errors name the file.
 fn analyse(file: &SourceFile, model: &mdae::Mdae, strategy: Strategy) -> Result<analysis::Cdg, DriverError> {
-    analysis::analyse(model, strategy).map_err(|error| DriverError::Analysis { file: file.name.clone(), error })
+    // Located at the model's first equation: the analysis concerns the whole model.
+    let at = model.equations.first().map(|e| file.line_col(e.span.start as usize));
+    let place = at.map_or_else(|| file.name.clone(), |(l, c)| format!("{}:{l}:{c}", file.name));
+    analysis::analyse(model, strategy).map_err(|error| DriverError::Analysis { file: place, error })
 }
 
 /// What to do about an analysis error, for its message.

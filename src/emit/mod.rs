@@ -115,6 +115,23 @@ impl Visitor for ScopedTypes<'_, '_, '_> {
     }
 }
 
+/// For each line of an emitted model, the number of the CDG block whose `// Block k.`
+/// comment it follows (`None` outside a block's equations).
+pub fn block_of_lines(out: &str) -> Vec<Option<usize>> {
+    let mut current = None;
+    out.lines()
+        .map(|l| {
+            let t = l.trim_start();
+            if let Some(rest) = t.strip_prefix("// Block ") {
+                current = rest.split('.').next().and_then(|n| n.parse().ok());
+            } else if t.starts_with("//") || !l.starts_with("  ") || l.starts_with("  // ") {
+                current = None;
+            }
+            current
+        })
+        .collect()
+}
+
 /// One line per comment line, `//`-prefixed, at `indent` levels.
 fn comment_lines(text: &str, indent: &str) -> String {
     text.lines().map(|l| format!("{indent}// {l}")).collect::<Vec<_>>().join("\n")

@@ -85,7 +85,13 @@ fn record_equations_constructors_and_operator_records_are_read_field_by_field() 
     // rewrite can replace them (not a whole read kept as written).
     assert_eq!(
         rows(&m),
-        ["b.re = time", "b.im = 0.0", "a.re + b.re = 0.0", "a.im + b.im = 0.0", "r = absC(Complex(re = a.re, im = a.im))"]
+        [
+            "b.re = time",
+            "b.im = 0.0",
+            "a.re + b.re = 0.0",
+            "a.im + b.im = 0.0",
+            "r = absC(Complex(re = a.re, im = a.im))"
+        ]
     );
     assert!(!m.aggregate_reads.contains_key("a"), "{:?}", m.aggregate_reads.keys());
 }
