@@ -131,8 +131,7 @@ fn self_check(file: &SourceFile, model: &mdae::Mdae, text: &str, n_blocks: usize
     let refuse = |why: String| {
         let span = model.equations.first().map(|e| e.span).unwrap_or(syntax::Span::DUMMY);
         let message = format!(
-            "unsupported: the rewrite of model {} does not meet the guarantee of paper 000 §4.2 ({why}); refused rather than emitted",
-            model.name
+            "unsupported: the rewrite of this model does not meet the guarantee of paper 000 §4.2 ({why}); refused rather than emitted"
         );
         DriverError::Rimis { file: Box::new(file.clone()), error: crate::rimis::RimisError::new(span, message) }
     };
