@@ -152,8 +152,7 @@ pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
     if !(0..n).all(|i| {
         let j = matching[i];
         let top = union[i].iter().find(|e| e.0 == j).map(|e| e.1);
-        let ok = top.is_some_and(|o| core[i].contains(&(j, o)));
-        ok
+        top.is_some_and(|o| core[i].contains(&(j, o)))
     }) {
         return None;
     }
@@ -235,12 +234,49 @@ mod tests {
     use crate::syntax::span::SourceFile;
 
     fn fits(src: &str) -> bool {
+        fits_both(src).0
+    }
+
+    /// (the exact verdict `fits_every_mode`, the a-priori one); the a-priori verdict is a
+    /// sufficient condition: it never says yes where the exact analysis says no.
+    fn fits_both(src: &str) -> (bool, Option<super::APriori>) {
         let file = SourceFile::new("m.mo", src);
         let mut def = crate::syntax::parser::parse(src).expect("parses");
         crate::flat::move_declaration_equations(&mut def);
         let mdae = crate::mdae::lower(&def, &file).expect("lowers");
         let cdg = analyse(&mdae, Strategy::Auto).expect("analyses");
-        fits_every_mode(&mdae, &cdg)
+        let (exact, a_priori) = (fits_every_mode(&mdae, &cdg), super::fits_a_priori(&mdae));
+        assert!(exact || a_priori.is_none(), "a priori yes, exact no: {src}");
+        (exact, a_priori)
+    }
+
+    #[test]
+    fn the_a_priori_verdict_needs_no_multimode_analysis() {
+        use super::APriori::{OneAnalysisFits, SameIncidence};
+        // Only a coefficient depends on the mode.
+        let same = "model M Boolean g = time < 0.5; Real x(start = 1); \
+                    equation der(x) = if g then -x else -2 * x; end M;";
+        assert_eq!(fits_both(same), (true, Some(SameIncidence)));
+        // What y reads varies; y is solved from the same equation at the same order.
+        let reads = "model M Real x(start = 1); Real y; Real z; equation der(x) = -y; z = time; \
+                     y = if noEvent(x > 0.5) then 2*x else z; end M;";
+        assert_eq!(fits_both(reads), (true, Some(OneAnalysisFits)));
+        // The index changes with the mode: the core's offsets are not the union's.
+        let index = "model M Boolean c = time > 0.5; Real x(start = 1); Real v(start = 0); Real f; \
+                     equation der(x) = v; der(v) = -1 + f; 0 = if c then x else f; end M;";
+        assert_eq!(fits_both(index), (false, None));
+        // The matching changes with the mode: no transversal of the union is in the core.
+        let matching = "model M Boolean g = time < 0.5; Real x; Real y; \
+                        equation x + y = 1; 0 = if g then x - 2 else y - 3; end M;";
+        assert_eq!(fits_both(matching), (false, None));
+    }
+
+    #[test]
+    fn a_preferred_transversal_of_the_union_is_found_a_priori_too() {
+        // Two transversals of the union: {e1 -> x, e2 -> y} is in the core.
+        let both = "model M Boolean g = time < 0.5; Real x; Real y; equation x + y = 0; \
+                    y = if g then x else 1; end M;";
+        assert_eq!(fits_both(both), (true, Some(super::APriori::OneAnalysisFits)));
     }
 
     #[test]
