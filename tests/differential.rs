@@ -49,6 +49,11 @@ fn view(cdg: &Cdg, bits: u64) -> ModeView {
 fn compare(m: &Mdae, what: &str) -> usize {
     let ex = analysis::analyse(m, Strategy::Explicit).unwrap();
     let im = analysis::analyse(m, Strategy::Implicit).unwrap();
+    // The implicit strategy solves small blocks by their structural classes; the BDD
+    // programme that solves the others is compared too.
+    let mut no_classes = analysis::implicit::Stats::default();
+    no_classes.no_classes = true;
+    let programme = analysis::implicit::implicit_with_stats(m, Default::default(), &mut no_classes).unwrap();
     let mut mismatches = 0;
     for bits in 0u64..(1 << m.modes.len()) {
         let holds = |id: ModeId| bits >> id.0 & 1 == 1;
@@ -58,10 +63,10 @@ fn compare(m: &Mdae, what: &str) -> usize {
         if !valid {
             continue;
         }
-        let (a, b) = (view(&ex, bits), view(&im, bits));
-        if a != b {
+        let (a, b, c) = (view(&ex, bits), view(&im, bits), view(&programme, bits));
+        if a != b || a != c {
             mismatches += 1;
-            eprintln!("MISMATCH {what}, mode {bits:b}:\n explicit {a:?}\n implicit {b:?}");
+            eprintln!("MISMATCH {what}, mode {bits:b}:\n explicit {a:?}\n implicit {b:?}\n programme {c:?}");
         }
     }
     mismatches

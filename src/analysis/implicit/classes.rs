@@ -33,6 +33,9 @@ pub const CLASS_LIMIT: usize = 16384;
 /// (∃E_b.X_b, T_e for each of `edges`) from the structural classes of the block inside
 /// the valid modes, or `None` when it has more than [`CLASS_LIMIT`] of them.
 pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<(Bdd, Vec<Bdd>)> {
+    if stats.no_classes {
+        return None;
+    }
     let set = enc.set();
     let split = split(enc, edges, stats)?;
     // Local indices of the block's equations and variables.

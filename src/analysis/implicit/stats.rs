@@ -29,6 +29,9 @@ pub struct Stats {
     pub over_limit: bool,
     /// Nodes of the BDDs seen so far, summed ([`WORK_LIMIT`]).
     pub work: u64,
+    /// Solve every block by the BDD programme (`optimal.rs`), never by its structural
+    /// classes (`classes.rs`): for tests and benchmarks of the programme.
+    pub no_classes: bool,
     started: Option<Instant>,
 }
 
