@@ -8,11 +8,10 @@
 
 mod common;
 
-use mdae_rimis::analysis::matching::Graph;
 use mdae_rimis::analysis::sigma::{self, SingleMode};
 use mdae_rimis::analysis::{self, Strategy};
 use mdae_rimis::driver::{self, DriverError};
-use mdae_rimis::mdae::{self, Mdae};
+use mdae_rimis::mdae;
 use mdae_rimis::syntax::{self, SourceFile};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -33,35 +32,6 @@ fn transform(name: &str, text: &str) -> Result<(String, Vec<String>), DriverErro
 }
 
 /// The union Σ-matrix of a model: every incidence, whatever its mode.
-fn union_sigma(m: &Mdae) -> Graph {
-    m.equations
-        .iter()
-        .map(|e| {
-            let mut row: BTreeMap<usize, i64> = BTreeMap::new();
-            for inc in &e.incidence {
-                let o = row.entry(inc.var.index()).or_insert(inc.order as i64);
-                *o = (*o).max(inc.order as i64);
-            }
-            row.into_iter().collect()
-        })
-        .collect()
-}
-
-/// Output line → the input block number of the `// Block k.` comment above it.
-fn block_of_lines(out: &str) -> Vec<Option<usize>> {
-    let mut current = None;
-    out.lines()
-        .map(|l| {
-            let t = l.trim_start();
-            if let Some(rest) = t.strip_prefix("// Block ") {
-                current = rest.split('.').next().and_then(|n| n.parse().ok());
-            } else if t.starts_with("//") || !l.starts_with("  ") || l.starts_with("  // ") {
-                current = None;
-            }
-            current
-        })
-        .collect()
-}
 
 /// Checks the §4.2 guarantee on `out`, the RIMIS of a model whose CDG has `n_blocks`
 /// blocks. Returns a description of the first violation. A pass-through output (the
@@ -71,9 +41,9 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     let mut def = syntax::parse(out).map_err(|e| format!("output does not re-parse: {}", e.render(&file)))?;
     mdae_rimis::flat::move_declaration_equations(&mut def);
     let m = mdae::lower(&def, &file).map_err(|e| format!("output does not lower: {}", e.render(&file)))?;
-    let lines = block_of_lines(out);
+    let lines = mdae_rimis::emit::block_of_lines(out);
     let block_of = |line: u32| lines.get(line as usize - 1).copied().flatten();
-    let structure = match sigma::analyse(&union_sigma(&m), m.vars.len()) {
+    let structure = match sigma::analyse(&mdae_rimis::analysis::oblivious::union_sigma(&m), m.vars.len()) {
         SingleMode::Nonsingular(s) => s,
         SingleMode::Singular(_) => return Err("the approximate analysis of the output is singular".into()),
     };

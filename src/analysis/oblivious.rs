@@ -162,6 +162,22 @@ pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
     (offsets_of(&core, &matching) == offsets_of(&union, &matching)).then_some(APriori::OneAnalysisFits)
 }
 
+/// The union Σ-matrix of `mdae`: per equation, each variable at the highest order it has
+/// in any mode (as a tool that analyses once sees the model).
+pub fn union_sigma(mdae: &Mdae) -> Graph {
+    mdae.equations
+        .iter()
+        .map(|e| {
+            let mut row: BTreeMap<usize, i64> = BTreeMap::new();
+            for inc in &e.incidence {
+                let o = row.entry(inc.var.index()).or_insert(inc.order as i64);
+                *o = (*o).max(inc.order as i64);
+            }
+            row.into_iter().collect()
+        })
+        .collect()
+}
+
 /// Paper 000 §4.2 on a rewritten output (`mdae`, lowered from it): one structural analysis
 /// of the union of its modes' incidences is nonsingular, needs no index reduction (every
 /// offset c is 0), and the equations emitted for each of the input CDG's `n_blocks`
@@ -173,18 +189,7 @@ pub fn meets_the_guarantee(
     n_blocks: usize,
     block_of: &dyn Fn(u32) -> Option<usize>,
 ) -> Result<(), String> {
-    let union: Graph = mdae
-        .equations
-        .iter()
-        .map(|e| {
-            let mut row: BTreeMap<usize, i64> = BTreeMap::new();
-            for inc in &e.incidence {
-                let o = row.entry(inc.var.index()).or_insert(inc.order as i64);
-                *o = (*o).max(inc.order as i64);
-            }
-            row.into_iter().collect()
-        })
-        .collect();
+    let union = union_sigma(mdae);
     let s = match super::sigma::analyse(&union, mdae.vars.len()) {
         super::sigma::SingleMode::Singular(_) => {
             return Err("one structural analysis of the union of its modes is singular".into());

@@ -15,6 +15,7 @@ use super::{FlatModel, Type, VarIndex, Variability};
 use crate::syntax::ast::{
     ClassPart, Composition, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Statement, StatementKind,
 };
+use crate::syntax::visit::call_args;
 use std::collections::HashSet;
 
 /// Marks the discrete variables of the model (see the module header).
@@ -208,7 +209,7 @@ fn is_clock(m: &FlatModel, e: &Expr) -> bool {
 /// Does the equation apply a clock operator (`sample` with a clock, or without a period)?
 fn has_clock_operator(m: &FlatModel, eq: &Equation) -> bool {
     let mut found = false;
-    for_each_expr(eq, &mut |e| {
+    crate::syntax::visit::equation_exprs(eq, &mut |e| {
         visit(e, &mut |x| {
             if let ExprKind::Call(c) = &x.kind {
                 let f = c.function.text.as_str();
@@ -235,7 +236,7 @@ fn clocked_sample(m: &FlatModel, args: &FunctionArgs) -> bool {
 /// Every reference of an equation that connects partitions: not inside `hold(…)` nor in
 /// the sampled argument of `sample(…)`.
 fn equation_refs<'e>(eq: &'e Equation, out: &mut Vec<&'e Expr>) {
-    for_each_expr(eq, &mut |e| collect_refs(e, out));
+    crate::syntax::visit::equation_exprs(eq, &mut |e| collect_refs(e, out));
 }
 
 fn collect_refs<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
@@ -243,23 +244,11 @@ fn collect_refs<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         ExprKind::Name(_) | ExprKind::Ref(_) => out.push(e),
         ExprKind::Call(c) if matches!(c.function.text.as_str(), "hold" | "sample") => {}
         ExprKind::Call(c) => {
-            let mut inner: Vec<&'e Expr> = Vec::new();
-            collect_args(&c.args, &mut inner);
-            for x in inner {
+            for x in call_args(c) {
                 collect_refs(x, out);
             }
         }
         _ => direct_children(e, &mut |x| collect_refs(x, out)),
-    }
-}
-
-fn collect_args<'e>(args: &'e FunctionArgs, out: &mut Vec<&'e Expr>) {
-    match args {
-        FunctionArgs::List { positional, named } => {
-            out.extend(positional.iter());
-            out.extend(named.iter().map(|n| &n.value));
-        }
-        FunctionArgs::Comprehension(c) => out.push(&c.expr),
     }
 }
 
@@ -287,44 +276,7 @@ fn direct_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
             f(&r.stop);
         }
         ExprKind::ArrayComprehension(c) => f(&c.expr),
-        ExprKind::Call(c) => {
-            let mut inner = Vec::new();
-            collect_args(&c.args, &mut inner);
-            inner.into_iter().for_each(f);
-        }
+        ExprKind::Call(c) => call_args(c).into_iter().for_each(f),
         _ => {}
-    }
-}
-
-/// Calls `f` on every top-level expression of an equation (sides, conditions, arguments).
-pub(super) fn for_each_expr<'e>(eq: &'e Equation, f: &mut dyn FnMut(&'e Expr)) {
-    match &eq.kind {
-        EquationKind::Simple { lhs, rhs } => {
-            f(lhs);
-            f(rhs);
-        }
-        EquationKind::If { branches, else_branch } => {
-            for (c, body) in branches {
-                f(c);
-                body.iter().for_each(|e| for_each_expr(e, f));
-            }
-            else_branch.iter().flatten().for_each(|e| for_each_expr(e, f));
-        }
-        EquationKind::For { indices, body } => {
-            indices.iter().filter_map(|i| i.range.as_ref()).for_each(|r| f(r));
-            body.iter().for_each(|e| for_each_expr(e, f));
-        }
-        EquationKind::When { branches } => {
-            for (c, body) in branches {
-                f(c);
-                body.iter().for_each(|e| for_each_expr(e, f));
-            }
-        }
-        EquationKind::Call(c) => {
-            let mut inner = Vec::new();
-            collect_args(&c.args, &mut inner);
-            inner.into_iter().for_each(f);
-        }
-        EquationKind::Connect(_) => {}
     }
 }

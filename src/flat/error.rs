@@ -3,8 +3,7 @@
 
 use crate::syntax::SourceFile;
 use crate::syntax::Span;
-use crate::syntax::error::render_snippet;
-use codespan_reporting::diagnostic::{Diagnostic, Label};
+use crate::syntax::error::{render_located, short_located};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -20,19 +19,11 @@ impl FlatError {
 
     /// `file:line:column: error: message`.
     pub fn short(&self, file: &SourceFile) -> String {
-        let (l, c) = file.line_col(self.span.start as usize);
-        format!("{}:{l}:{c}: error: {}", file.name, self.message)
+        short_located(file, self.span, &self.message)
     }
 
     /// The short form, then the source line with a caret.
     pub fn render(&self, file: &SourceFile) -> String {
-        let mut out = self.short(file);
-        out.push('\n');
-        let diag = Diagnostic::error()
-            .with_message(&self.message)
-            .with_code("E-flat")
-            .with_labels(vec![Label::primary((), self.span.range()).with_message("here")]);
-        out.push_str(&render_snippet(file, &diag));
-        out
+        render_located(file, self.span, &self.message, "E-flat")
     }
 }

@@ -492,18 +492,15 @@ impl<'m, 'c> Expander<'m, 'c> {
         }
         if let Some(call) = super::records::with_record_arguments(self, c)? {
             self.changed = true;
-            let e = Expr::new(ExprKind::Call(Box::new(call)), e.span);
-            let ExprKind::Call(c) = &e.kind else { unreachable!("built as a call") };
-            let mut inner = Vec::new();
-            visit_args(&c.args, &mut |x| {
-                inner.push(x.clone());
-                false
-            });
-            for x in &inner {
-                self.record_reads(x);
-            }
-            return Ok(Val::Scalar(e));
+            self.argument_reads(&call);
+            return Ok(Val::Scalar(Expr::new(ExprKind::Call(Box::new(call)), e.span)));
         }
+        self.argument_reads(c);
+        Ok(Val::Scalar(e.clone()))
+    }
+
+    /// [`Self::record_reads`] of each argument of `c`.
+    fn argument_reads(&mut self, c: &Call) {
         let mut inner = Vec::new();
         visit_args(&c.args, &mut |x| {
             inner.push(x.clone());
@@ -512,7 +509,6 @@ impl<'m, 'c> Expander<'m, 'c> {
         for x in &inner {
             self.record_reads(x);
         }
-        Ok(Val::Scalar(e.clone()))
     }
 
     /// `e` with the inputs of the inlined functions replaced by their scalar values;

@@ -98,11 +98,11 @@ impl RimisError {
 
     /// `file:line:column: error: message`, the source line and a caret.
     pub fn render(&self, file: &SourceFile) -> String {
-        crate::mdae::LowerError::new(self.span, self.message.clone()).render(file)
+        crate::syntax::error::render_located(file, self.span, &self.message, "E-rimis")
     }
 
     pub fn short(&self, file: &SourceFile) -> String {
-        crate::mdae::LowerError::new(self.span, self.message.clone()).short(file)
+        crate::syntax::error::short_located(file, self.span, &self.message)
     }
 }
 

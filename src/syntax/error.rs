@@ -91,6 +91,25 @@ impl SyntaxError {
     }
 }
 
+/// `file:line:column: error: message` for an error of a later stage at `span`.
+pub fn short_located(file: &SourceFile, span: Span, message: &str) -> String {
+    let (l, c) = file.line_col(span.start as usize);
+    format!("{}:{l}:{c}: error: {message}", file.name)
+}
+
+/// The short form, then the source line with a caret, under the stage's `code`
+/// (`E-flat`, `E-mdae`, `E-rimis`): every located error of the stages after the parser.
+pub fn render_located(file: &SourceFile, span: Span, message: &str, code: &str) -> String {
+    let mut out = short_located(file, span, message);
+    out.push('\n');
+    let diag = Diagnostic::error()
+        .with_message(message)
+        .with_code(code)
+        .with_labels(vec![Label::primary((), span.range()).with_message("here")]);
+    out.push_str(&render_snippet(file, &diag));
+    out
+}
+
 /// Renders a codespan diagnostic (no colour) against `file`.
 pub fn render_snippet(file: &SourceFile, diag: &Diagnostic<()>) -> String {
     let simple = SimpleFile::new(file.name.as_str(), file.text.as_str());

@@ -1,7 +1,8 @@
 //! A mutable walk over a tree: every span (to compare trees modulo spans,
 //! `erase_spans`, and to check that spans nest), every called function name and every
 //! class named as a type (the RIMIS emission renames the classes it nests). [`Visitor`]
-//! says what to do at each.
+//! says what to do at each. Also the read-only walk over an equation's expressions
+//! ([`equation_exprs`]) and a call's arguments ([`call_args`]).
 
 use super::ast::*;
 use super::span::Span;
@@ -414,5 +415,43 @@ fn expr(e: &mut Expr, f: F) {
         }
         ExprKind::Partial(c) => call(c, f),
         ExprKind::Boxed(x) => expr(x, f),
+    }
+}
+
+/// A call's argument expressions: positional, then named; a reduction's expression.
+pub fn call_args(c: &Call) -> Vec<&Expr> {
+    match &c.args {
+        FunctionArgs::List { positional, named } => positional.iter().chain(named.iter().map(|n| &n.value)).collect(),
+        FunctionArgs::Comprehension(x) => vec![&x.expr],
+    }
+}
+
+/// Calls `f` on every top-level expression of an equation: sides, conditions, for-ranges,
+/// the arguments of a call equation.
+pub fn equation_exprs<'e>(eq: &'e Equation, f: &mut dyn FnMut(&'e Expr)) {
+    match &eq.kind {
+        EquationKind::Simple { lhs, rhs } => {
+            f(lhs);
+            f(rhs);
+        }
+        EquationKind::If { branches, else_branch } => {
+            for (c, body) in branches {
+                f(c);
+                body.iter().for_each(|e| equation_exprs(e, f));
+            }
+            else_branch.iter().flatten().for_each(|e| equation_exprs(e, f));
+        }
+        EquationKind::For { indices, body } => {
+            indices.iter().filter_map(|i| i.range.as_ref()).for_each(|r| f(r));
+            body.iter().for_each(|e| equation_exprs(e, f));
+        }
+        EquationKind::When { branches } => {
+            for (c, body) in branches {
+                f(c);
+                body.iter().for_each(|e| equation_exprs(e, f));
+            }
+        }
+        EquationKind::Call(c) => call_args(c).into_iter().for_each(f),
+        EquationKind::Connect(_) => {}
     }
 }

@@ -21,8 +21,8 @@
 use super::{CausalEq, CausalModel, EqKind, Unknown};
 use crate::syntax::Span;
 use crate::syntax::ast::{
-    BinOp, ClassBody, ClassDef, ClassKind, ClassPart, Element, Equation, EquationKind, Expr, ExprKind, FunctionArgs,
-    Prefix, Statement, StatementKind, StoredDefinition, Subscript, TypeSpec, UnOp,
+    BinOp, ClassBody, ClassDef, ClassKind, ClassPart, Element, Equation, EquationKind, Expr, ExprKind, Prefix,
+    Statement, StatementKind, StoredDefinition, Subscript, TypeSpec, UnOp,
 };
 use crate::syntax::printer::{equation_to_string, write_cref, write_subscripts};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -311,7 +311,7 @@ struct Occurrences {
 impl Builder {
     fn orders_in_equation(&mut self, eq: &Equation) {
         let mut f = |e: &Expr| self.orders_in(e);
-        for_each_expr(eq, &mut f);
+        crate::syntax::visit::equation_exprs(eq, &mut f);
     }
 
     fn orders_in_statements(&mut self, statements: &[Statement]) {
@@ -669,12 +669,7 @@ fn statement_exprs(s: &Statement, b: &mut Builder, f: &mut dyn FnMut(&Expr, &mut
 }
 
 /// The positional and named arguments of a call.
-fn args(c: &crate::syntax::ast::Call) -> Vec<&Expr> {
-    match &c.args {
-        FunctionArgs::List { positional, named } => positional.iter().chain(named.iter().map(|n| &n.value)).collect(),
-        FunctionArgs::Comprehension(x) => vec![&x.expr],
-    }
-}
+use crate::syntax::visit::call_args as args;
 
 /// `x` → (x, 0), `der(x)` → (x, 1), `der(der(x))` → (x, 2); else `None`.
 fn derivative(e: &Expr) -> Option<(String, u32)> {
@@ -708,32 +703,6 @@ fn visit(e: &Expr, f: &mut dyn FnMut(&Expr) -> bool) {
         ExprKind::Matrix(rows) => rows.iter().flatten().for_each(|x| visit(x, f)),
         ExprKind::Tuple(xs) => xs.iter().flatten().for_each(|x| visit(x, f)),
         _ => {}
-    }
-}
-
-/// Calls `f` on every expression of an equation (conditions included).
-fn for_each_expr(eq: &Equation, f: &mut dyn FnMut(&Expr)) {
-    match &eq.kind {
-        EquationKind::Simple { lhs, rhs } => {
-            f(lhs);
-            f(rhs);
-        }
-        EquationKind::If { branches, else_branch } => {
-            for (c, body) in branches {
-                f(c);
-                body.iter().for_each(|e| for_each_expr(e, f));
-            }
-            else_branch.iter().flatten().for_each(|e| for_each_expr(e, f));
-        }
-        EquationKind::When { branches } => {
-            for (c, body) in branches {
-                f(c);
-                body.iter().for_each(|e| for_each_expr(e, f));
-            }
-        }
-        EquationKind::For { body, .. } => body.iter().for_each(|e| for_each_expr(e, f)),
-        EquationKind::Call(c) => args(c).into_iter().for_each(f),
-        EquationKind::Connect(_) => {}
     }
 }
 
