@@ -192,3 +192,81 @@ fn long_products_group_repeated_factors() {
     let distinct: Vec<String> = (0..16).map(|i| format!("x{i}")).collect();
     assert!(dt(&distinct.join(" * ")).starts_with("((((((((((((((der(x0) * x1"));
 }
+
+/// The table functions as `omc -i` prints them: the library's `derivative`
+/// annotations dropped, the functions they name kept.
+const OMC_TABLES: &str = r#"
+function Modelica.Blocks.Tables.Internal.getDer2Table1DValue
+  input Modelica.Blocks.Types.ExternalCombiTable1D tableID;
+  input Integer icol;
+  input Real u;
+  input Real der_u;
+  input Real der2_u;
+  output Real der2_y;
+  external "C" der2_y = ModelicaStandardTables_CombiTable1D_getDer2Value(tableID, icol, u, der_u, der2_u);
+end Modelica.Blocks.Tables.Internal.getDer2Table1DValue;
+function Modelica.Blocks.Tables.Internal.getDerTable1DValue
+  input Modelica.Blocks.Types.ExternalCombiTable1D tableID;
+  input Integer icol;
+  input Real u;
+  input Real der_u;
+  output Real der_y;
+  external "C" der_y = ModelicaStandardTables_CombiTable1D_getDerValue(tableID, icol, u, der_u);
+end Modelica.Blocks.Tables.Internal.getDerTable1DValue;
+function Modelica.Blocks.Tables.Internal.getTable1DValue
+  input Modelica.Blocks.Types.ExternalCombiTable1D tableID;
+  input Integer icol;
+  input Real u;
+  output Real y;
+  external "C" y = ModelicaStandardTables_CombiTable1D_getValue(tableID, icol, u);
+end Modelica.Blocks.Tables.Internal.getTable1DValue;
+function Modelica.Blocks.Tables.Internal.getTable1DValueNoDer
+  input Modelica.Blocks.Types.ExternalCombiTable1D tableID;
+  input Integer icol;
+  input Real u;
+  output Real y;
+  external "C" y = ModelicaStandardTables_CombiTable1D_getValue(tableID, icol, u);
+end Modelica.Blocks.Tables.Internal.getTable1DValueNoDer;
+function Modelica.Blocks.Tables.Internal.getTable1DValueNoDer2
+  input Modelica.Blocks.Types.ExternalCombiTable1D tableID;
+  input Integer icol;
+  input Real u;
+  output Real y;
+  external "C" y = ModelicaStandardTables_CombiTable1D_getValue(tableID, icol, u);
+end Modelica.Blocks.Tables.Internal.getTable1DValueNoDer2;
+function Modelica.Blocks.Tables.Internal.getDerTable1DValueNoDer
+  input Modelica.Blocks.Types.ExternalCombiTable1D tableID;
+  input Integer icol;
+  input Real u;
+  output Real der_y;
+  external "C" der_y = ModelicaStandardTables_CombiTable1D_getDerValue(tableID, icol, u);
+end Modelica.Blocks.Tables.Internal.getDerTable1DValueNoDer;
+model M
+  Real x;
+equation
+  x = 1;
+end M;
+"#;
+
+#[test]
+fn table_derivatives_omc_drops_are_restored() {
+    let fns = Functions::from_ast(&parse_file(OMC_TABLES));
+    let p = "Modelica.Blocks.Tables.Internal";
+    let ok = |s: &str| dt_in(&fns, s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    assert_eq!(ok(&format!("{p}.getTable1DValue(t, 1, x)")), format!("{p}.getDerTable1DValue(t, 1, x, der(x))"));
+    assert_eq!(
+        ok(&format!("{p}.getDerTable1DValue(t, 1, x, y)")),
+        format!("{p}.getDer2Table1DValue(t, 1, x, y, der(y))")
+    );
+    // The library gives `…NoDer` no derivative: still refused by name.
+    let e = dt_in(&fns, &format!("{p}.getTable1DValueNoDer(t, 1, x)")).unwrap_err();
+    assert!(e.to_string().contains("no derivative annotation and it is external"), "{e}");
+    // A derivative function whose inputs do not match (here one short) is not trusted.
+    let e = dt_in(&fns, &format!("{p}.getTable1DValueNoDer2(t, 1, x)")).unwrap_err();
+    assert!(e.to_string().contains("no derivative annotation and it is external"), "{e}");
+    // Without the derivative function in the file, nothing is restored.
+    let alone = OMC_TABLES.split("function Modelica.Blocks.Tables.Internal.getTable1DValue\n").nth(1).unwrap();
+    let fns =
+        Functions::from_ast(&parse_file(&format!("function Modelica.Blocks.Tables.Internal.getTable1DValue\n{alone}")));
+    assert!(dt_in(&fns, &format!("{p}.getTable1DValue(t, 1, x)")).is_err());
+}

@@ -5,10 +5,12 @@
 //! in a class both `inputFlow` and `WaterTank.inputFlow`), [`Function`] (inputs,
 //! outputs, locals, `derivative` annotations, body), argument binding and inlining of
 //! a straight-line body (`:=` assignments only, one output). Lookups are exact, then
-//! with the quotes of a quoted name toggled. Deterministic: a `BTreeMap`; on a
+//! with the quotes of a quoted name toggled. Annotations omc's flat output drops from
+//! the library's table functions are restored by [`dropped`]. Deterministic: a `BTreeMap`; on a
 //! duplicate name the first definition wins.
 
 use super::build::map_children;
+use super::dropped;
 use crate::syntax::Span;
 use crate::syntax::ast::*;
 use std::collections::BTreeMap;
@@ -68,8 +70,15 @@ impl Functions {
             fns.collect(c, "");
         }
         let names: Vec<String> = fns.map.keys().cloned().collect();
-        for n in names {
-            fns.resolve_annotations(&n);
+        for n in &names {
+            fns.resolve_annotations(n);
+        }
+        let restored: Vec<(String, DerivativeAnnotation)> =
+            names.into_iter().filter_map(|n| dropped::restore(&fns.map[&n], |m| fns.get(m)).map(|a| (n, a))).collect();
+        for (n, a) in restored {
+            if let Some(f) = fns.map.get_mut(&n) {
+                f.derivatives.push(a);
+            }
         }
         fns
     }

@@ -14,6 +14,7 @@
 mod build;
 mod builtins;
 mod diff;
+mod dropped;
 mod function_body;
 mod functions;
 mod linear;
