@@ -3,12 +3,12 @@
 //! 1. ⇝ (§4.6.1): for edges e = (i, j), e' = (i', j) with i ≠ i',
 //!    `i ⇝ i'` holds where T_e ∧ Ξ_e' ∧ ¬T_e', Ξ_e' = χ_E(e') ∧ d_j = c_i' + σ_e'.
 //! 2. SCCs (§4.6.2): Tarjan on the union of ⇝ over all modes first; inside each union SCC,
-//!    `same(a, b)` = a ⇝* b ∧ b ⇝* a for the pairs that share a block in some mode only
-//!    ([`same_blocks`]: elimination, not the paper's all-pairs closure, which was cubic on
-//!    the compressible building, whose union SCC holds every equation).
-//! 3. Block instances (our design; the paper leaves it open): equation i is the
-//!    representative of its block where no smaller equation of its union SCC is `same`;
-//!    that condition is split by membership of every larger equation, then by the offsets
+//!    the blocks of every mode by their last node ([`blocks_by_last_node`]: elimination,
+//!    not the paper's all-pairs closure, which was cubic on the compressible building,
+//!    whose union SCC holds every equation, and quadratic in a large block's size).
+//! 3. Block instances (our design; the paper leaves it open): equation h is the
+//!    representative of its block where it is the block's last node (`last_h`); that
+//!    condition is split by membership (in_h) of every node in touch, then by the offsets
 //!    c of the members, the edge each member is matched by (T_e), the order d of every
 //!    written variable and the order σ + c of every read variable. Every leaf is a block
 //!    instance `cond: reads -- eqs -> writes`; equal instances are merged (conditions or-ed).
@@ -20,7 +20,7 @@
 //!    building N = 10: 45 s to 1.7 s).
 
 use super::bits::BitVec;
-use super::closure::same_blocks;
+use super::closure::blocks_by_last_node;
 use super::primal::Primal;
 use super::{Encoding, Stats};
 use crate::analysis::cdg::{Block, Edge};
@@ -207,21 +207,15 @@ fn instances(
     let mut out: BTreeMap<BlockInstance, Bdd> = BTreeMap::new();
     for mut members in components(&succ) {
         members.sort_unstable();
-        // Only the pairs that share a block in some mode (the others never do).
-        let same = same_blocks(set, &members, &|a| position[a], rel);
-        stats.see_all(same.values());
-        for &i in &members {
-            let partners = || same.range((i, 0)..(i + 1, 0)).map(|(&(_, b), s)| (b, s));
-            let mut rep = primal.regular.clone();
-            for (_, s) in partners().filter(|&(a, _)| a < i) {
-                rep = rep.and_not(s);
-            }
+        for last in blocks_by_last_node(set, &members, &|a| position[a], rel) {
+            stats.see_all(last.members.iter().map(|(_, b)| b));
+            let rep = primal.regular.and(&last.last);
             if rep.is_false() {
                 continue;
             }
-            let mut leaves = vec![(Leaf { members: vec![i], ..Leaf::default() }, rep)];
-            for (b, s) in partners().filter(|&(b, _)| b > i) {
-                leaves = split(leaves, &|_, _| vec![(s.clone(), Fix::Member(b)), (s.not(), Fix::Nothing)]);
+            let mut leaves = vec![(Leaf { members: vec![last.node], ..Leaf::default() }, rep)];
+            for (b, s) in &last.members[1..] {
+                leaves = split(leaves, &|_, _| vec![(s.clone(), Fix::Member(*b)), (s.not(), Fix::Nothing)]);
             }
             for (leaf, cond) in refine(enc, primal, values, leaves) {
                 let key = BlockInstance {

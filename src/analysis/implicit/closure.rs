@@ -1,6 +1,6 @@
-//! The blocks of every mode inside one SCC of the all-modes union of ⇝ (paper 002 §4.6.2):
-//! `same(a, b)`, the modes where a ⇝* b and b ⇝* a, without the transitive closure of every
-//! pair. The paper's closure (a BDD Floyd–Warshall over the union SCC) costs k³ operations
+//! The blocks of every mode inside one SCC of the all-modes union of ⇝ (paper 002 §4.6.2),
+//! the classes of `same(a, b)` (the modes where a ⇝* b and b ⇝* a), without the transitive
+//! closure of every pair. The paper's closure (a BDD Floyd–Warshall over the union SCC) costs k³ operations
 //! and k² diagrams for k equations; the compressible building's union SCC holds all 16N + 1
 //! equations although every mode's blocks have at most a few (paper 002 Figure 15), so it
 //! was cubic in N (issue 15). Here the work follows the blocks:
@@ -21,24 +21,38 @@
 //!    `in_h(h)` = every mode, `in_h(x)` = (∨ U(x, y) ∧ in_h(y)) ∧ (∨ in_h(z) ∧ L(z, x)) over
 //!    the later y, z — only nodes next to a node already in touch with h are visited, so
 //!    the work per h is bounded by the blocks around it, not by the SCC.
-//! 3. `same(a, b)` = ∨_h in_h(a) ∧ in_h(b) (exact: h = the last node of the block in each
-//!    mode gives every pair of the block; any h gives pairs of one block).
+//! 3. **h is the last node of its block** where no later g has in_g(h): `last_h` =
+//!    ¬∨_{g > h} in_g(h). In those modes h's block is exactly {x : in_h(x)}, so the blocks of
+//!    every mode are the pairs (last_h, in_h) — `same(a, b)` = ∨_h last_h ∧ in_h(a) ∧ in_h(b)
+//!    is never built: its k² pairs were quadratic in the size of a large block (EngineV6: a
+//!    union SCC of 4,559 equations with blocks of 1,000 in some modes, 1.5 million pairs).
 //!
-//! Output: `same` for the pairs that share a block in some mode only (both orders); every
-//! other pair shares none. A test checks it against the Floyd–Warshall closure.
+//! Output: [`LastNode`] per node (its `last` modes and the x in touch with it). A test
+//! checks `same` derived from them against the Floyd–Warshall closure.
 
 use biodivine_lib_bdd::{Bdd, BddVariableSet};
 use std::collections::{BTreeMap, BinaryHeap};
 
-/// `same(a, b)` (a ≠ b, both orders) for the `members` of one union SCC, given ⇝ as `rel`
-/// and the elimination order (`position(a)`, distinct); pairs that never share a block are
-/// absent.
-pub(super) fn same_blocks(
+/// One node h as the last node of its block: `last` = the modes where no later node
+/// shares its block, `members` = (x, in_h(x)) for the nodes x ≤ h in touch with h, h
+/// first (with every mode). In the modes of `last`, h's block is {x : in_h(x)}.
+pub(super) struct LastNode {
+    pub node: usize,
+    pub last: Bdd,
+    pub members: Vec<(usize, Bdd)>,
+}
+
+/// The blocks of one union SCC by their last node (module header, steps 1–2) for the
+/// `members` (equations), given ⇝ as `rel` and the elimination order (`position(a)`,
+/// distinct); nodes are the members' own numbers. The work and the output follow the
+/// blocks' sizes: no pair of members is ever listed (a block of n equations in some
+/// mode costs n entries, not n²).
+pub(super) fn blocks_by_last_node(
     set: &BddVariableSet,
     members: &[usize],
     position: &dyn Fn(usize) -> usize,
     rel: &BTreeMap<(usize, usize), Bdd>,
-) -> BTreeMap<(usize, usize), Bdd> {
+) -> Vec<LastNode> {
     // Nodes 0..k in elimination order.
     let mut order: Vec<usize> = members.to_vec();
     order.sort_by_key(|&a| position(a));
@@ -62,23 +76,24 @@ pub(super) fn same_blocks(
             below[y].push(x);
         }
     }
-    let mut same: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
     let mut touch: Vec<Option<Bdd>> = vec![None; k];
-    for h in 0..k {
-        let with_h = in_touch(set, h, &up, &down, &below, &mut touch);
-        for (p, &(a, ref ia)) in with_h.iter().enumerate() {
-            for &(b, ref ib) in &with_h[p + 1..] {
-                let both = ia.and(ib);
-                if !both.is_false() {
-                    for key in [(order[a], order[b]), (order[b], order[a])] {
-                        let e = same.entry(key).or_insert_with(|| set.mk_false());
-                        *e = e.or(&both);
-                    }
-                }
-            }
+    let with: Vec<Vec<(usize, Bdd)>> = (0..k).map(|h| in_touch(set, h, &up, &down, &below, &mut touch)).collect();
+    // x shares a block with a later node where in_g(x) for some g > x.
+    let mut later: Vec<Bdd> = vec![set.mk_false(); k];
+    for with_h in &with {
+        for (x, in_h) in &with_h[1..] {
+            later[*x] = later[*x].or(in_h);
         }
     }
-    same
+    with.into_iter()
+        .zip(later)
+        .enumerate()
+        .map(|(h, (with_h, later_h))| LastNode {
+            node: order[h],
+            last: later_h.not(),
+            members: with_h.into_iter().map(|(x, b)| (order[x], b)).collect(),
+        })
+        .collect()
 }
 
 /// A node's factors: (other node, label), in the order of the other node.
@@ -192,8 +207,25 @@ mod tests {
         (0..k).map(|a| (0..k).map(|b| reach[a][b].and(&reach[b][a])).collect()).collect()
     }
 
+    /// `same(a, b)` = ∨_h last_h ∧ in_h(a) ∧ in_h(b) (a ≠ b, both orders).
+    fn same_from_last_nodes(set: &BddVariableSet, blocks: &[LastNode]) -> BTreeMap<(usize, usize), Bdd> {
+        let mut same: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
+        for b in blocks {
+            for (p, (x, ix)) in b.members.iter().enumerate() {
+                for (y, iy) in &b.members[p + 1..] {
+                    let both = b.last.and(ix).and(iy);
+                    for key in [(*x, *y), (*y, *x)] {
+                        let e = same.entry(key).or_insert_with(|| set.mk_false());
+                        *e = e.or(&both);
+                    }
+                }
+            }
+        }
+        same
+    }
+
     #[test]
-    fn same_blocks_agrees_with_the_floyd_warshall_closure() {
+    fn blocks_by_last_node_agree_with_the_floyd_warshall_closure() {
         let set = BddVariableSet::new_anonymous(3);
         let v = set.variables();
         let mut seed = 0x51_7cc1_b727_220au64;
@@ -230,7 +262,20 @@ mod tests {
             for i in (1..k).rev() {
                 position.swap(i, rnd(i as u64 + 1) as usize);
             }
-            let got = same_blocks(&set, &members, &|a| position[a], &rel);
+            let blocks = blocks_by_last_node(&set, &members, &|a| position[a], &rel);
+            // Every node is in exactly one block (by its last node) in every mode.
+            for x in 0..k {
+                let mut covered = set.mk_false();
+                for b in &blocks {
+                    if let Some((_, ix)) = b.members.iter().find(|(y, _)| *y == x) {
+                        let here = b.last.and(ix);
+                        assert!(covered.and(&here).is_false(), "node {x} in two blocks of {rel:?}");
+                        covered = covered.or(&here);
+                    }
+                }
+                assert!(covered.is_true(), "node {x} in no block in some mode of {rel:?}");
+            }
+            let got = same_from_last_nodes(&set, &blocks);
             let expected = floyd_warshall(&set, k, &rel);
             for a in 0..k {
                 for b in 0..k {
