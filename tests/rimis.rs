@@ -455,3 +455,15 @@ fn subscripted_names_are_rewritten_as_plain_ones() {
     assert_eq!(plain_names(&out), plain);
     assert_eq!(notes.iter().map(|n| plain_names(n)).collect::<Vec<_>>(), plain_notes);
 }
+
+/// Issue 13, open: the two-tank shape of the Modelica.Fluid tank examples
+/// (`fixtures/refused/TwoTankPorts.mo`) has blocks whose condition joins regions of opposite
+/// causal orders; their read multiplexers make a loop across blocks in one structural
+/// analysis of the output. The rewrite is refused, located, never emitted.
+#[test]
+fn a_rewrite_whose_multiplexers_join_opposite_orders_is_refused() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/refused/TwoTankPorts.mo");
+    let err = transform("TwoTankPorts.mo", &std::fs::read_to_string(p).unwrap()).expect_err("refused").render();
+    assert!(err.contains("is not one block of the output's triangular form"), "{err}");
+    assert!(err.contains("TwoTankPorts.mo:"), "{err}");
+}
