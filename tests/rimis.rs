@@ -430,3 +430,40 @@ fn conditions_without_events_keep_no_event() {
     assert!(out.contains("  v = if noEvent(v < 0) then v_"), "{out}");
     assert!(!out.contains("if v < 0"), "{out}");
 }
+
+/// Issue 13: omc writes a scalarised array element as a subscripted name (`s[1]`,
+/// `inFlow[1]`), the Modelica.Fluid vessels' port regions among them. The output is the one
+/// of the same model with plain names: every written variable is renamed to its replicate
+/// (before, `s[1] = …` stayed in each branch's block, its replicates had no equation, and
+/// the rewrite was refused: "one structural analysis of the union of its modes is
+/// singular"), and the guards, left limits and multiplexers see the subscripted mode
+/// variables as they see plain ones.
+#[test]
+fn subscripted_names_are_rewritten_as_plain_ones() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/TankPort.mo");
+    let subscripted = std::fs::read_to_string(p).unwrap();
+    let plain_names = |t: &str| {
+        t.replace("s[1]", "s")
+            .replace("s_1__", "s_")
+            .replace("regularFlow[1]", "regularFlow")
+            .replace("inFlow[1]", "inFlow")
+            .replace("{false}", "false")
+    };
+    let (out, notes) = transform("TankPort", &subscripted).unwrap_or_else(|e| panic!("{}", e.render()));
+    let (plain, plain_notes) = transform("TankPort", &plain_names(&subscripted)).unwrap();
+    assert!(plain.contains("  s = if ") && plain.contains("  s_1 = m_flow_1;"), "{plain}");
+    assert_eq!(plain_names(&out), plain);
+    assert_eq!(notes.iter().map(|n| plain_names(n)).collect::<Vec<_>>(), plain_notes);
+}
+
+/// Issue 13, open: the two-tank shape of the Modelica.Fluid tank examples
+/// (`fixtures/refused/TwoTankPorts.mo`) has blocks whose condition joins regions of opposite
+/// causal orders; their read multiplexers make a loop across blocks in one structural
+/// analysis of the output. The rewrite is refused, located, never emitted.
+#[test]
+fn a_rewrite_whose_multiplexers_join_opposite_orders_is_refused() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/refused/TwoTankPorts.mo");
+    let err = transform("TwoTankPorts.mo", &std::fs::read_to_string(p).unwrap()).expect_err("refused").render();
+    assert!(err.contains("is not one block of the output's triangular form"), "{err}");
+    assert!(err.contains("TwoTankPorts.mo:"), "{err}");
+}

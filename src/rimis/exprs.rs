@@ -1,12 +1,20 @@
 //! Expression plumbing of the transformation: constructors of generated AST nodes
 //! (spans are [`Span::DUMMY`]), a top-down rewriter, the derivative occurrences
 //! `der(der(x))` ↔ (x, 2), and [`Cond`] → Modelica condition.
+//!
+//! A variable is known by its flat name (`x`, `a.b`, `tank.ports[1].p`), which the input
+//! writes as an [`ExprKind::Name`] or, with subscripts, an [`ExprKind::Ref`], and the
+//! transformation as a `Name` holding the whole text: [`var_name`] reads both, and every
+//! pass finds variables through it (or [`occurrence`]), never by matching `Name` alone.
+
+use std::borrow::Cow;
 
 use crate::mdae::{Cond, ModeId};
 use crate::syntax::Span;
 use crate::syntax::ast::{
     BinOp, Call, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Ident, IfExpr, UnOp, text,
 };
+use crate::syntax::printer::write_cref;
 
 pub(crate) fn name(s: &str) -> Expr {
     Expr { kind: ExprKind::Name(text(s)), span: Span::DUMMY }
@@ -59,10 +67,25 @@ pub(crate) fn reinit(target: Expr, value: Expr) -> Equation {
     equation(EquationKind::Call(c))
 }
 
-/// The name and derivative order of `v`, `der(v)`, `der(der(v))`…; `None` otherwise.
-pub(crate) fn occurrence(e: &Expr) -> Option<(&str, u32)> {
+/// The flat name `e` refers to when it is a reference, `x` or `a[1].b` (as the mDAE
+/// names its variables); `None` for any other expression.
+pub(crate) fn var_name(e: &Expr) -> Option<Cow<'_, str>> {
     match &e.kind {
-        ExprKind::Name(n) => Some((n.as_str(), 0)),
+        ExprKind::Name(n) => Some(Cow::Borrowed(n.as_str())),
+        ExprKind::Ref(r) => {
+            let mut s = String::new();
+            write_cref(&mut s, r);
+            Some(Cow::Owned(s))
+        }
+        _ => None,
+    }
+}
+
+/// The name and derivative order of `v`, `der(v)`, `der(der(v))`…, `v` a reference
+/// ([`var_name`]); `None` otherwise.
+pub(crate) fn occurrence(e: &Expr) -> Option<(Cow<'_, str>, u32)> {
+    match &e.kind {
+        ExprKind::Name(_) | ExprKind::Ref(_) => Some((var_name(e)?, 0)),
         ExprKind::Call(c) if c.function.text.as_str() == "der" => match &c.args {
             FunctionArgs::List { positional, named } if positional.len() == 1 && named.is_empty() => {
                 occurrence(&positional[0]).map(|(n, k)| (n, k + 1))

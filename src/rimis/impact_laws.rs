@@ -12,7 +12,7 @@
 //! which its condition holds and the states it reinitialises.
 
 use super::plan::Plan;
-use crate::syntax::ast::{Equation, EquationKind, ExprKind, FunctionArgs};
+use crate::syntax::ast::{Equation, EquationKind, FunctionArgs};
 use crate::syntax::printer::expr_to_string;
 use biodivine_lib_bdd::Bdd;
 
@@ -57,10 +57,7 @@ fn reinit_target(eq: &Equation) -> Option<String> {
         return None;
     }
     let FunctionArgs::List { positional, .. } = &c.args else { return None };
-    match &positional.first()?.kind {
-        ExprKind::Name(n) => Some(n.as_str().to_string()),
-        _ => None,
-    }
+    super::exprs::var_name(positional.first()?).map(String::from)
 }
 
 /// The law that restarts the entry into `entered` from the other modes: its condition holds

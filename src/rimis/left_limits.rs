@@ -20,7 +20,7 @@
 //! in place, and the loops through discrete variables that remain (none, unless the
 //! causalisation cannot read the output; reported as warnings by the caller).
 
-use super::exprs::{call, name, rewrite};
+use super::exprs::{call, rewrite, var_name};
 use super::{RimisModel, Section};
 use crate::analysis::causal::{self, CausalModel, EqKind};
 use crate::syntax::Span;
@@ -96,7 +96,9 @@ fn causal_model(out: &RimisModel) -> Result<CausalModel, causal::Unchecked> {
 fn read_on_left_limits(e: &Expr, switches: &BTreeSet<&str>) -> Expr {
     rewrite(e, &mut |x| match &x.kind {
         ExprKind::Call(c) if c.function.text.as_str() == "pre" => Some(x.clone()),
-        ExprKind::Name(n) if switches.contains(n.as_str()) => Some(call("pre", vec![name(n.as_str())])),
+        ExprKind::Name(_) | ExprKind::Ref(_) if var_name(x).is_some_and(|n| switches.contains(&*n)) => {
+            Some(call("pre", vec![x.clone()]))
+        }
         _ => None,
     })
 }
@@ -110,7 +112,7 @@ fn on_left_limits(eq: &Equation, switches: &BTreeSet<&str>, in_when: bool) -> Eq
     };
     let kind = match &eq.kind {
         // The variable a definition `m = g` (or a when's `m = …`) defines stays as it is.
-        EquationKind::Simple { lhs, rhs } if in_when || matches!(lhs.kind, ExprKind::Name(_)) => {
+        EquationKind::Simple { lhs, rhs } if in_when || var_name(lhs).is_some() => {
             EquationKind::Simple { lhs: lhs.clone(), rhs: ll(rhs) }
         }
         EquationKind::Simple { lhs, rhs } => EquationKind::Simple { lhs: ll(lhs), rhs: ll(rhs) },

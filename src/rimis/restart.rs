@@ -178,8 +178,10 @@ fn affine(e: &Expr, invariant: &dyn Fn(&str) -> bool) -> Option<Affine> {
     let scale = |(m, c): Affine, k: f64| -> Affine { (m.into_iter().map(|(n, v)| (n, v * k)).collect(), c * k) };
     match &e.kind {
         ExprKind::Number(t) => Some((BTreeMap::new(), t.parse().ok()?)),
-        ExprKind::Name(n) if invariant(n.as_str()) => Some((BTreeMap::new(), generic_value(n.as_str()))),
-        ExprKind::Name(_) | ExprKind::Call(_) if exprs::occurrence(e).is_some() => {
+        ExprKind::Name(_) | ExprKind::Ref(_) if exprs::var_name(e).is_some_and(|n| invariant(&n)) => {
+            Some((BTreeMap::new(), generic_value(&expr_to_string(e))))
+        }
+        ExprKind::Name(_) | ExprKind::Ref(_) | ExprKind::Call(_) if exprs::occurrence(e).is_some() => {
             Some((BTreeMap::from([(expr_to_string(e), 1.0)]), 0.0))
         }
         ExprKind::Unary(UnOp::Neg, x) => affine(x).map(|a| scale(a, -1.0)),

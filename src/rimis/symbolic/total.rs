@@ -66,6 +66,7 @@ fn only_constants(e: &Expr, constant: &dyn Fn(&str) -> bool) -> bool {
     match &e.kind {
         ExprKind::Number(_) => true,
         ExprKind::Name(n) => constant(n.as_str()),
+        ExprKind::Ref(_) => constant(&crate::syntax::printer::expr_to_string(e)),
         ExprKind::Binary(_, xs) => only_constants(&xs[0], constant) && only_constants(&xs[1], constant),
         ExprKind::Unary(_, x) => only_constants(x, constant),
         _ => false,
