@@ -50,11 +50,12 @@ pub(super) fn build(
         Values { c: by_c, d: by_d, sigma: enc.edges.iter().map(|e| e.sigma.partition(&e.active, enc.set())).collect() };
     let instances = instances(enc, primal, &values, &rel, stats);
     stats.see_all(instances.values());
-    let index: BTreeMap<&BlockInstance, usize> = instances.keys().enumerate().map(|(n, b)| (b, n)).collect();
+    // Instances are numbered in the map's order (no lookup by key: comparing two large
+    // instances costs their size).
     let mut with_eq: BTreeMap<usize, Vec<(usize, &Bdd)>> = BTreeMap::new();
-    for (b, cond) in &instances {
+    for (n, (b, cond)) in instances.iter().enumerate() {
         for &(i, _) in &b.eqs {
-            with_eq.entry(i).or_default().push((index[b], cond));
+            with_eq.entry(i).or_default().push((n, cond));
         }
     }
     let mut edges: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
@@ -158,17 +159,27 @@ impl Leaf {
 }
 
 /// Splits every leaf by `alternatives(leaf, cond)`: (modes, fix) pairs; empty parts vanish.
+/// A leaf is cloned only for the parts beyond its last one, which takes it over: most
+/// splits leave one part, and a leaf of a large block (EngineV6: ~1,000 members) cloned
+/// per split made the refinement quadratic in the block's size.
 fn split(leaves: Vec<(Leaf, Bdd)>, alternatives: &dyn Fn(&Leaf, &Bdd) -> Vec<(Bdd, Fix)>) -> Vec<(Leaf, Bdd)> {
-    let mut out = Vec::new();
-    for (leaf, cond) in leaves {
-        for (modes, fix) in alternatives(&leaf, &cond) {
-            let here = cond.and(&modes);
-            if !here.is_false() {
-                let mut l = leaf.clone();
-                l.apply(fix);
-                out.push((l, here));
-            }
+    let mut out = Vec::with_capacity(leaves.len());
+    for (mut leaf, cond) in leaves {
+        let mut parts: Vec<(Bdd, Fix)> = alternatives(&leaf, &cond)
+            .into_iter()
+            .filter_map(|(modes, fix)| {
+                let here = cond.and(&modes);
+                (!here.is_false()).then_some((here, fix))
+            })
+            .collect();
+        let Some((here, fix)) = parts.pop() else { continue };
+        for (other, other_fix) in parts {
+            let mut l = leaf.clone();
+            l.apply(other_fix);
+            out.push((l, other));
         }
+        leaf.apply(fix);
+        out.push((leaf, here));
     }
     out
 }
