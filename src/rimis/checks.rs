@@ -60,7 +60,7 @@ pub(crate) fn consistency_checks(
                 }
             }
             let (n, i) = exprs::occurrence(x)?;
-            let u = *plan.by_name.get(n)?;
+            let u = *plan.by_name.get(&*n)?;
             Some(plan.read(u, i, cnum))
         });
         let scale =

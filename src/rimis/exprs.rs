@@ -7,6 +7,8 @@ use crate::syntax::Span;
 use crate::syntax::ast::{
     BinOp, Call, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Ident, IfExpr, UnOp, text,
 };
+use crate::syntax::printer::write_cref;
+use std::borrow::Cow;
 
 pub(crate) fn name(s: &str) -> Expr {
     Expr { kind: ExprKind::Name(text(s)), span: Span::DUMMY }
@@ -60,9 +62,17 @@ pub(crate) fn reinit(target: Expr, value: Expr) -> Equation {
 }
 
 /// The name and derivative order of `v`, `der(v)`, `der(der(v))`…; `None` otherwise.
-pub(crate) fn occurrence(e: &Expr) -> Option<(&str, u32)> {
+/// A subscripted reference (`r[1, 2]`, `a[1].b`) is named as printed, as the lowering
+/// names the scalar it stands for, so that a scalar of an array or record is renamed
+/// like any other unknown.
+pub(crate) fn occurrence(e: &Expr) -> Option<(Cow<'_, str>, u32)> {
     match &e.kind {
-        ExprKind::Name(n) => Some((n.as_str(), 0)),
+        ExprKind::Name(n) => Some((Cow::Borrowed(n.as_str()), 0)),
+        ExprKind::Ref(r) => {
+            let mut s = String::new();
+            write_cref(&mut s, r);
+            Some((Cow::Owned(s), 0))
+        }
         ExprKind::Call(c) if c.function.text.as_str() == "der" => match &c.args {
             FunctionArgs::List { positional, named } if positional.len() == 1 && named.is_empty() => {
                 occurrence(&positional[0]).map(|(n, k)| (n, k + 1))

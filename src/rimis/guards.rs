@@ -35,8 +35,8 @@ pub(crate) type Deps = BTreeMap<String, BTreeSet<String>>;
 pub(crate) fn names_in(e: &Expr) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     rewrite(e, &mut |x| match &x.kind {
-        ExprKind::Name(n) => {
-            out.insert(n.as_str().to_string());
+        ExprKind::Name(_) | ExprKind::Ref(_) => {
+            out.extend(exprs::occurrence(x).map(|(n, _)| n.into_owned()));
             None
         }
         ExprKind::Call(c) if matches!(c.function.text.as_str(), "pre" | "der") => Some(x.clone()),
@@ -86,7 +86,7 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], expl
             }
         }
         let (n, i) = exprs::occurrence(x)?;
-        let u = *plan.by_name.get(n)?;
+        let u = *plan.by_name.get(&*n)?;
         Some(plan.read(u, i, cnum))
     })
 }
@@ -98,17 +98,26 @@ pub(crate) fn resolve(plan: &Plan, g: &Expr, at: &[(ModeId, bool)], cond: &Bdd) 
     let mut g = g.clone();
     for _ in 0..4 {
         g = rewrite(&g, &mut |x| {
-            let ExprKind::Name(n) = &x.kind else { return None };
-            let u = *plan.by_name.get(n.as_str())?;
+            if !matches!(x.kind, ExprKind::Name(_) | ExprKind::Ref(_)) {
+                return None;
+            }
+            let (n, _) = exprs::occurrence(x)?;
+            let u = *plan.by_name.get(&*n)?;
             let def = plan.def_at(u, 0, at.as_ref());
             let [(b, 0)] = def.as_slice() else { return None };
             let block = &plan.cdg.blocks[*b];
             let [(eq, 0)] = block.eqs.as_slice() else { return None };
             let (l, r) = sides_under(plan, &plan.mdae.eq(*eq).body, &block.cond.and(cond));
-            match (&l.kind, &r.kind) {
-                (ExprKind::Name(a), _) if a == n => Some(r),
-                (_, ExprKind::Name(a)) if a == n => Some(l),
-                _ => None,
+            let is_u = |side: &Expr| {
+                matches!(side.kind, ExprKind::Name(_) | ExprKind::Ref(_))
+                    && exprs::occurrence(side).is_some_and(|(a, _)| a == n)
+            };
+            if is_u(&l) {
+                Some(r)
+            } else if is_u(&r) {
+                Some(l)
+            } else {
+                None
             }
         });
     }

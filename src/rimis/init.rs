@@ -218,7 +218,7 @@ fn on_sources(plan: &mut Plan, l: &Expr, r: &Expr, region_c: usize) -> Option<cr
     let mut map = |x: &Expr, plan: &mut Plan| {
         rewrite(x, &mut |y| {
             let (n, i) = exprs::occurrence(y)?;
-            let u = *plan.by_name.get(n)?;
+            let u = *plan.by_name.get(&*n)?;
             let found = plan.existing_source(u, i).or_else(|| {
                 let read = plan.read(u, i, region_c);
                 exprs::occurrence(&read).is_some_and(|(_, k)| k == 0).then_some(read)
@@ -259,7 +259,7 @@ fn states_in(
     for side in [l, r] {
         exprs::for_each(side, &mut |x| {
             if let Some((n, i)) = exprs::occurrence(x) {
-                if let Some(&u) = plan.by_name.get(n) {
+                if let Some(&u) = plan.by_name.get(&*n) {
                     if !occurrences.contains(&(u, i)) {
                         occurrences.push((u, i));
                     }

@@ -178,10 +178,10 @@ fn affine(e: &Expr, invariant: &dyn Fn(&str) -> bool) -> Option<Affine> {
     let scale = |(m, c): Affine, k: f64| -> Affine { (m.into_iter().map(|(n, v)| (n, v * k)).collect(), c * k) };
     match &e.kind {
         ExprKind::Number(t) => Some((BTreeMap::new(), t.parse().ok()?)),
-        ExprKind::Name(n) if invariant(n.as_str()) => Some((BTreeMap::new(), generic_value(n.as_str()))),
-        ExprKind::Name(_) | ExprKind::Call(_) if exprs::occurrence(e).is_some() => {
-            Some((BTreeMap::from([(expr_to_string(e), 1.0)]), 0.0))
-        }
+        ExprKind::Name(_) | ExprKind::Ref(_) | ExprKind::Call(_) => match exprs::occurrence(e)? {
+            (n, 0) if invariant(&n) => Some((BTreeMap::new(), generic_value(&n))),
+            _ => Some((BTreeMap::from([(expr_to_string(e), 1.0)]), 0.0)),
+        },
         ExprKind::Unary(UnOp::Neg, x) => affine(x).map(|a| scale(a, -1.0)),
         ExprKind::Unary(UnOp::Plus, x) => affine(x),
         ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), xs) => {

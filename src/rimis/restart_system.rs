@@ -519,7 +519,7 @@ fn rows_of(
                     }
                 }
                 let (n, k) = exprs::occurrence(y)?;
-                let u = *plan.by_name.get(n)?;
+                let u = *plan.by_name.get(&*n)?;
                 let Some(du) = index.d(plan, u, region) else {
                     uncertain.insert(u.index());
                     return Some(y.clone());
@@ -584,7 +584,7 @@ fn impulse_analysis(
             Some((l, r)) => {
                 let mut classify = |y: &Expr| {
                     let (n, k) = exprs::occurrence(y)?;
-                    let u = *plan.by_name.get(n)?;
+                    let u = *plan.by_name.get(&*n)?;
                     let du = index.d(plan, u, region)?;
                     let name = plan.mdae.vars[u.index()].name.as_str();
                     Some(match du {

@@ -166,7 +166,7 @@ pub(crate) fn constant_coefficients(e: &Expr, written: &dyn Fn(&Expr) -> bool, r
 /// derivative, or `der` of one)?
 fn is_real(plan: &Plan, x: &Expr) -> bool {
     match exprs::occurrence(x) {
-        Some((n, k)) => plan.by_name.contains_key(n) || plan.is_declared(n) || k > 0,
+        Some((n, k)) => plan.by_name.contains_key(&*n) || plan.is_declared(&n) || k > 0,
         None => false,
     }
 }
@@ -226,7 +226,7 @@ fn substitute(plan: &mut Plan, b: usize, writes: &[(VarId, u32)], e: &Expr) -> E
             }
         }
         let (n, i) = exprs::occurrence(x)?;
-        let u = *plan.by_name.get(n)?;
+        let u = *plan.by_name.get(&*n)?;
         Some(if writes.iter().any(|&(w, k)| w == u && i <= k) { plan.written(b, u, i) } else { plan.read(u, i, cnum) })
     })
 }
