@@ -342,6 +342,29 @@ fn the_explicit_strategy_over_its_limit_names_the_file_and_the_way_out() {
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
 }
 
+/// Issue 13: unknowns that are array and record elements (`r[1,1]`, `s[1].v`, `q[1]`) are
+/// renamed in the blocks that write them, so the main job's output passes `--check` (before,
+/// the rewrite was refused; on Rotational's LossyGear it was emitted, singular in some modes).
+/// The old output of that kind (`check/UnwrittenReplicate.mo`) fails `--check`.
+#[test]
+fn outputs_with_subscripted_unknowns_pass_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("SubscriptedUnknowns_rimis.mo");
+    let job = run(&["-o", out.to_str().unwrap(), fixture("SubscriptedUnknowns.mo").to_str().unwrap()]);
+    assert_eq!(job.status.code(), Some(0), "{}", text(&job.stderr));
+    let check = run(&["--check", out.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}{}", text(&check.stdout), text(&check.stderr));
+    assert!(text(&check.stdout).contains("structurally nonsingular in every valid mode"));
+
+    let old = run(&["--check", fixture("check/UnwrittenReplicate.mo").to_str().unwrap()]);
+    assert_eq!(old.status.code(), Some(1), "{}", text(&old.stderr));
+    assert!(
+        text(&old.stderr).contains("is structurally singular when not p: overdetermined equations"),
+        "{}",
+        text(&old.stderr)
+    );
+}
+
 /// Issue 17: `--check` lists the algebraic loops through discrete variables. The RIMIS
 /// output of CupAndBall as it was before issue 17 has one through a when-equation (omc
 /// refuses to build it): `--check` fails on it and names it; today's output has none;

@@ -89,6 +89,21 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// What `--check` says of `out`: the exact analysis (not the union analysis of
+/// [`guarantee`]) finds every valid mode structurally nonsingular. The input's singular
+/// modes are invalid in the output, which asserts they are never entered.
+fn regular_in_every_valid_mode(out: &str) -> Result<(), String> {
+    let m = driver::lower(&SourceFile::new("out.mo", out)).map_err(|e| e.to_string())?;
+    let cdg = analysis::analyse(&m, Strategy::Auto).map_err(|e| e.to_string())?;
+    match cdg.singular.first() {
+        None => Ok(()),
+        Some(s) => Err(format!(
+            "the output is structurally singular in some valid mode: underdetermined {:?}",
+            s.underdetermined.iter().map(|&v| m.vars[v.index()].name.as_str()).collect::<Vec<_>>()
+        )),
+    }
+}
+
 fn n_blocks(name: &str, text: &str) -> usize {
     let m = driver::lower(&SourceFile::new(name, text)).unwrap();
     analysis::analyse(&m, Strategy::Auto).unwrap().blocks.len()
@@ -107,6 +122,9 @@ fn outputs_of_the_fixtures() {
             assert_eq!(out, again, "{name}: two runs differ");
             let blocks = n_blocks(&name, &text);
             if let Err(why) = guarantee(&out, blocks) {
+                panic!("{name}: {why}\n{out}");
+            }
+            if let Err(why) = regular_in_every_valid_mode(&out) {
                 panic!("{name}: {why}\n{out}");
             }
             if sub != "scale" {
@@ -466,4 +484,34 @@ fn a_rewrite_whose_multiplexers_join_opposite_orders_is_refused() {
     let err = transform("TwoTankPorts.mo", &std::fs::read_to_string(p).unwrap()).expect_err("refused").render();
     assert!(err.contains("is not one block of the output's triangular form"), "{err}");
     assert!(err.contains("TwoTankPorts.mo:"), "{err}");
+}
+
+/// Issue 13: an output whose union analysis is nonsingular (§4.2 as
+/// `meets_the_guarantee` checks it) but which is singular in a valid mode — a replicate no
+/// block writes in its mode, as mdae-rimis wrote before subscripted references were
+/// renamed (`fixtures/check/UnwrittenReplicate.mo`) — is refused by the main job's
+/// self-check, naming the mode and the unwritten replicate.
+#[test]
+fn the_self_check_refuses_an_output_singular_in_some_mode() {
+    let fixture =
+        |rel: &str| std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)).unwrap();
+    let old = fixture("check/UnwrittenReplicate.mo");
+    // Its input, quoted in the fixture's header.
+    let input: String = old.lines().filter_map(|l| l.strip_prefix("//   ")).map(|l| format!("{l}\n")).collect();
+    let file = SourceFile::new("V1.mo", input.as_str());
+    let model = driver::lower(&file).unwrap();
+    let n = analysis::analyse(&model, Strategy::Auto).unwrap().blocks.len();
+    // One analysis of the union of the modes fits it: the old self-check let it through.
+    let out = driver::lower(&SourceFile::new("out.mo", old.as_str())).unwrap();
+    let lines = mdae_rimis::emit::block_of_lines(&old);
+    let block_of = |line: u32| lines.get(line as usize - 1).copied().flatten();
+    assert_eq!(analysis::oblivious::meets_the_guarantee(&out, n, &block_of), Ok(()));
+    let refused = driver::self_check(&file, &model, &old, n).expect_err("a singular output is refused");
+    let message = refused.to_string();
+    assert!(message.contains("structurally singular when not p"), "{message}");
+    assert!(message.contains("underdetermined variables [r_1__1]"), "{message}");
+    // The same input today: `r[1]` renamed where written, the output regular in every mode.
+    let (new, _) = transform("V1.mo", &input).unwrap();
+    assert!(new.contains("r_1__1 = 1.0;"), "{new}");
+    regular_in_every_valid_mode(&new).unwrap();
 }

@@ -11,6 +11,7 @@ pub mod care;
 pub mod causal;
 pub mod cdg;
 pub mod dm;
+pub mod every_mode;
 pub mod explicit;
 pub mod implicit;
 pub mod impulse;

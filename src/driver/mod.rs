@@ -127,7 +127,7 @@ pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<Strin
 /// A rewritten output must meet paper 000 §4.2 ([`analysis::oblivious::meets_the_guarantee`])
 /// — the check stands in for omc, which is not in CI: a rewrite that does not is refused,
 /// located at the model, never emitted.
-fn self_check(file: &SourceFile, model: &mdae::Mdae, text: &str, n_blocks: usize) -> Result<(), DriverError> {
+pub fn self_check(file: &SourceFile, model: &mdae::Mdae, text: &str, n_blocks: usize) -> Result<(), DriverError> {
     let refuse = |why: String| {
         let span = model.equations.first().map(|e| e.span).unwrap_or(syntax::Span::DUMMY);
         let message = format!(
@@ -144,7 +144,28 @@ fn self_check(file: &SourceFile, model: &mdae::Mdae, text: &str, n_blocks: usize
     let m = mdae::lower(&def, &out).map_err(|e| refuse(format!("its output does not lower: {}", e.short(&out))))?;
     let lines = crate::emit::block_of_lines(text);
     let block_of = |line: u32| lines.get((line as usize).wrapping_sub(1)).copied().flatten();
-    analysis::oblivious::meets_the_guarantee(&m, n_blocks, &block_of).map_err(refuse)
+    analysis::oblivious::meets_the_guarantee(&m, n_blocks, &block_of).map_err(refuse)?;
+    no_singular_mode(&m).map_err(refuse)
+}
+
+/// The output is structurally nonsingular in every valid mode (the input's singular modes
+/// are invalid in it: it asserts they are never entered, `rimis::singular`), where the
+/// modes are few enough to enumerate ([`analysis::every_mode`]): the union analysis of
+/// [`analysis::oblivious::meets_the_guarantee`] can be nonsingular while a mode is not,
+/// which `--check` on the output would report (issue 13).
+fn no_singular_mode(m: &mdae::Mdae) -> Result<(), String> {
+    match analysis::every_mode::check(m) {
+        analysis::every_mode::EveryMode::Singular { mode, over, under } => {
+            let mode: Vec<String> = mode.iter().map(|(n, v)| if *v { n.clone() } else { format!("not {n}") }).collect();
+            Err(format!(
+                "its output is structurally singular when {} (overdetermined equations [{}], underdetermined variables [{}])",
+                mode.join(" and "),
+                over.join(", "),
+                under.join(", ")
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// [`parse_valid`] without the warnings.
