@@ -132,7 +132,7 @@ type Definitions = Vec<(VarIndex, Vec<usize>)>;
 pub(super) fn mark(m: &mut FlatModel, comp: &Composition, classes: &Classes) {
     let bindings = std::mem::take(&mut m.bindings);
     let env = Env { bindings: &bindings };
-    let mut r = Reader { m, env: &env, classes, leaves: Vec::new(), candidate: Vec::new() };
+    let mut r = Reader { m, env: &env, classes, leaves: Vec::new(), candidate: Vec::new(), excluded: HashSet::new() };
     r.candidate =
         r.m.vars.iter().map(|v| is_candidate_type(v.ty) && v.variability == Variability::Continuous).collect();
     r.exclude_declarations(comp);
@@ -237,6 +237,8 @@ struct Reader<'m, 'e, 'c> {
     classes: &'m Classes<'c>,
     leaves: Vec<Leaf>,
     candidate: Vec<bool>,
+    /// The references already excluded, by name.
+    excluded: HashSet<String>,
 }
 
 impl Reader<'_, '_, '_> {
@@ -404,9 +406,15 @@ impl Reader<'_, '_, '_> {
             true
         });
         for r in &refs {
+            // Each reference once (a for-equation's body reads the same ones again).
+            let Some(name) = super::walk::ref_name(r) else { continue };
+            if !self.excluded.insert(name.clone()) {
+                continue;
+            }
             let scalars = match self.m.scalars_of_ref(r, self.env) {
                 Some(s) => s,
-                None => super::walk::ref_name(r).map(|n| self.m.scalars(base(&n))).unwrap_or_default(),
+                None if self.excluded.insert(base(&name).to_string()) => self.m.scalars(base(&name)),
+                None => Vec::new(),
             };
             scalars.into_iter().for_each(|k| self.candidate[k] = false);
         }
