@@ -494,3 +494,26 @@ fn a_region_whose_structure_varies_gets_a_restart_per_part() {
     );
     assert!(check.contains("  entering ga and gb (restores ea; restart computed)\n    impulsive: fa (order 1), fb (order 1)\n    jumps: w1 w2 w3\n"), "{check}");
 }
+
+/// Issue 13 (KinematicPTP): Reals computed from parameters only, partly in an if-equation
+/// on a condition of them, are known to the continuous part: the analysis sees the 4
+/// unknowns of the motion (not the 10 parameter equations, whose differentiation left the
+/// rewrite of every KinematicPTP user with index reduction), the model passes through
+/// unchanged without warnings, and its equations are emitted as written.
+#[test]
+fn reals_computed_from_parameters_only_are_known_and_pass_through() {
+    let model = fixture("ParameterEquations.mo");
+    let check = run(&["--check", model.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    let report = text(&check.stdout);
+    assert!(report.starts_with("model ParameterEquations: 4 equations, 4 unknowns"), "{report}");
+    assert!(report.contains("structure classes (1):"), "{report}");
+    let out = run(&[model.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("its structure does not depend on the mode") && !err.contains("warning"), "{err}");
+    let emitted = text(&out.stdout);
+    for eq in ["aux1 = q_end / qd_max;", "Ta1 = sqrt(1.0 / sdd_max);", "noWphase = Ta2 >= Ta1;"] {
+        assert!(emitted.contains(eq), "`{eq}` passes through: {emitted}");
+    }
+}

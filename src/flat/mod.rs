@@ -19,8 +19,8 @@
 //!   partitions, `assert`/`terminate` — in source order, as they are emitted.
 //!
 //! Discrete Reals (declared `discrete`, assigned in a when-clause or in a clocked
-//! partition), parameters, constants and top-level inputs are known to the continuous
-//! part. Refused by name: what has no static size, `connect`, and constructs the tool
+//! partition), parametric variables (computed from parameters only: `invariant.rs`),
+//! parameters, constants and top-level inputs are known to the continuous part. Refused by name: what has no static size, `connect`, and constructs the tool
 //! cannot read (see [`FlatError`]). Invariants: every name in a continuous equation
 //! that is a declared scalar is in `vars`; an expression that passes through is
 //! never rewritten.
@@ -34,6 +34,7 @@ mod discrete;
 mod error;
 pub mod eval;
 mod expand;
+mod invariant;
 mod model;
 mod names;
 mod records;
@@ -71,6 +72,9 @@ pub enum Variability {
     Input,
     /// Declared `discrete`, assigned in a when-clause, or in a clocked partition.
     Discrete,
+    /// Declared without a prefix but computed from parameters and constants only
+    /// (`invariant.rs`): constant in time, its equations solved once.
+    Parametric,
     Continuous,
 }
 
@@ -96,10 +100,14 @@ impl Var {
         matches!(self.variability, Variability::Constant | Variability::Parameter)
     }
 
-    /// Its time derivative is zero: parameters, constants, discrete and non-Real variables.
+    /// Its time derivative is zero: parameters, constants, parametric, discrete and
+    /// non-Real variables.
     pub fn is_time_invariant(&self) -> bool {
         self.ty != Type::Real
-            || matches!(self.variability, Variability::Constant | Variability::Parameter | Variability::Discrete)
+            || matches!(
+                self.variability,
+                Variability::Constant | Variability::Parameter | Variability::Parametric | Variability::Discrete
+            )
     }
 }
 
@@ -192,6 +200,7 @@ pub fn flatten(def: &StoredDefinition) -> Result<FlatModel, FlatError> {
     let classes = types::Classes::of(def);
     let mut model = decls::declare(class, comp, &classes)?;
     discrete::mark(&mut model, comp);
+    invariant::mark(&mut model, comp, &classes);
     split::equations(&mut model, comp, &classes)?;
     Ok(model)
 }

@@ -188,3 +188,53 @@ fn an_inlined_input_read_whole_is_the_model_aggregate_only_when_it_is_all_of_it(
     ));
     assert_eq!(rows(&m)[3], "block: equation with a call to `f` whose value is read as a whole (1)");
 }
+
+fn variability(m: &FlatModel, name: &str) -> Variability {
+    m.var(name).unwrap_or_else(|| panic!("no variable {name}")).variability
+}
+
+/// Issue 13: Reals, Booleans and Integers computed from parameters only — by a top-level
+/// equation or by an if-equation on such a condition — are parametric, known to the
+/// continuous part; their equations pass through, the rest of the if-equation (on `time`)
+/// stays a row.
+#[test]
+fn parameter_equations_and_if_equations_on_them_are_time_invariant() {
+    let m = flat(
+        "model M\n  parameter Real p = 2.0;\n  constant Real eps = 1e-15;\n  Real aux;\n  Real a;\n  Boolean b;\n  Integer k;\n  Real s;\nequation\n  aux = p / 3.0;\n  if abs(aux) <= eps then\n    a = 0.0;\n    b = false;\n    s = 0.0;\n  else\n    a = sqrt(1.0 / aux);\n    b = a >= aux;\n    if time < a then\n      s = time;\n    else\n      s = a;\n    end if;\n  end if;\n  k = if b then 1 else 2;\n  der(s) = 1.0;\nend M;\n",
+    );
+    for v in ["aux", "a", "b", "k"] {
+        assert_eq!(variability(&m, v), Variability::Parametric, "{v}");
+    }
+    assert_eq!(unknowns(&m), ["s"]);
+    let rows = rows(&m);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows[0].starts_with("if abs(aux) <= eps then") && rows[0].contains("s = time"), "{}", rows[0]);
+    assert!(!rows[0].contains("a = sqrt"), "{}", rows[0]);
+    let passed = passed(&m);
+    assert_eq!(passed[0], "aux = p / 3.0");
+    assert!(passed[1].contains("a = sqrt(1.0 / aux)") && passed[1].contains("b = a >= aux"), "{}", passed[1]);
+}
+
+/// What varies or might: `time`, `der`, `pre`, an impure function, a when-equation, an
+/// algorithm, an if-equation without `else` or on `time`, a `fixed` start, an initial
+/// equation, an input even with a binding; what has two definitions (then nothing is
+/// marked: the analysis reports the singular model as before).
+#[test]
+fn time_invariance_needs_a_definition_from_parameters_only() {
+    let m = flat(
+        "impure function f\n  input Real u;\n  output Real y;\nalgorithm\n  y := u;\nend f;\n\nmodel M\n  parameter Real p = 2.0;\n  input Real v = 2.0;\n  Real t;\n  Real d;\n  Real w;\n  Real i;\n  Real g;\n  Real h;\n  Real n;\n  Real x(start = 1.0, fixed = true);\n  Real z;\n  Real ok;\ninitial equation\n  z = 1.0;\nequation\n  t = p * time;\n  d = 2 * p + der(t);\n  when t > 1 then\n    w = p;\n  end when;\n  i = f(p);\n  if p > 1 then\n    g = p;\n  end if;\n  if time > 1 then\n    h = p;\n  else\n    h = 2 * p;\n  end if;\n  x = p;\n  z = p;\n  ok = 2 * p;\nalgorithm\n  n := p;\nend M;\n",
+    );
+    assert_eq!(variability(&m, "v"), Variability::Continuous, "a bound input stays an unknown");
+    for v in ["t", "d", "i", "g", "h", "n", "x", "z"] {
+        assert!(m.var(v).is_some_and(|x| x.is_unknown()), "{v} is an unknown");
+    }
+    assert_eq!(variability(&m, "w"), Variability::Discrete);
+    assert_eq!(variability(&m, "ok"), Variability::Parametric);
+
+    let twice = flat(
+        "model M\n  parameter Real p = 2.0;\n  Real a;\n  Real b;\nequation\n  a = p;\n  b = 2 * a;\n  b = p;\nend M;\n",
+    );
+    assert_eq!(unknowns(&twice), ["a", "b"], "a singular parameter subsystem marks nothing");
+    let same = flat("model M\n  parameter Real p = 2.0;\n  Real a;\nequation\n  a = p;\n  a = 2 * p;\nend M;\n");
+    assert_eq!(unknowns(&same), ["a"]);
+}
