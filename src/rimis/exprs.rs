@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use crate::mdae::{Cond, ModeId};
 use crate::syntax::Span;
 use crate::syntax::ast::{
-    BinOp, Call, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Ident, IfExpr, UnOp, text,
+    BinOp, Call, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Ident, IfExpr, NamedArg, UnOp, text,
 };
 use crate::syntax::printer::write_cref;
 
@@ -107,7 +107,12 @@ pub(crate) fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Exp
             let args = match &c.args {
                 FunctionArgs::List { positional, named } => FunctionArgs::List {
                     positional: positional.iter().map(|a| rewrite(a, f)).collect(),
-                    named: named.clone(),
+                    // Named arguments too: a record read through its constructor
+                    // (`f(R(p = state.p))`, `flat/records.rs`) is renamed field by field.
+                    named: named
+                        .iter()
+                        .map(|a| NamedArg { name: a.name.clone(), value: rewrite(&a.value, f) })
+                        .collect(),
                 },
                 other => other.clone(),
             };
@@ -131,8 +136,9 @@ pub(crate) fn for_each(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
     match &e.kind {
         ExprKind::Call(c) => {
-            if let FunctionArgs::List { positional, .. } = &c.args {
+            if let FunctionArgs::List { positional, named } = &c.args {
                 positional.iter().for_each(|a| for_each(a, f));
+                named.iter().for_each(|a| for_each(&a.value, f));
             }
         }
         ExprKind::Unary(_, x) => for_each(x, f),
