@@ -171,3 +171,25 @@ pub(crate) fn cond_expr(c: &Cond, mode: &dyn Fn(ModeId) -> Expr) -> Expr {
         Cond::Or(xs) => fold(xs, BinOp::Or),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{for_each, name, occurrence, rewrite};
+    use crate::rimis::symbolic::testutil::{parse_expr, show};
+
+    /// A record read through its constructor (`flat/records.rs`) is renamed field by field:
+    /// the rewriter and the walk go into named arguments as into positional ones.
+    #[test]
+    fn named_arguments_are_rewritten_and_walked() {
+        let e = parse_expr("density(State(p = s.p, T = s.T), s.p)");
+        let renamed = rewrite(&e, &mut |x| match occurrence(x) {
+            Some((n, 0)) if &*n == "s.p" => Some(name("s_p_3")),
+            _ => None,
+        });
+        assert_eq!(show(&renamed), "density(State(p = s_p_3, T = s.T), s_p_3)");
+        let mut seen = Vec::new();
+        for_each(&e, &mut |x| seen.extend(occurrence(x).map(|(n, _)| n.to_string())));
+        assert_eq!(seen.iter().filter(|n| *n == "s.p").count(), 2, "{seen:?}");
+        assert!(seen.iter().any(|n| n == "s.T"), "{seen:?}");
+    }
+}
