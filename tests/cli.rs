@@ -179,6 +179,19 @@ fn rejected_inputs_exit_1() {
     }
 }
 
+/// Issue 13: the rewrite of the two-tank shape, whose blocks are emitted in parts, is
+/// accepted and its own `--check` passes (index 0, every valid mode regular or asserted).
+#[test]
+fn the_rewrite_of_two_tank_ports_passes_its_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("TwoTankPorts.mo");
+    let out = run(&[fixture("TwoTankPorts.mo").to_str().unwrap(), "-o", o.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&o).unwrap().contains("// Block 22, part 1 of 3."));
+    let check = run(&["--check", o.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}{}", text(&check.stdout), text(&check.stderr));
+}
+
 #[test]
 fn analysis_reports_and_the_exit_code_of_a_singular_model() {
     let ok = run(&["--check", fixture("omc-flat/WaterTank.mo").to_str().unwrap()]);

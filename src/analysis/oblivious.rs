@@ -181,16 +181,17 @@ pub fn union_sigma(mdae: &Mdae) -> Graph {
 /// Paper 000 §4.2 on a rewritten output (`mdae`, lowered from it): one structural analysis
 /// of the union of its modes' incidences is nonsingular, needs no index reduction (every
 /// offset c is 0), and the equations emitted for each of the input CDG's `n_blocks`
-/// blocks (`block_of`: an equation's line → its block number) form one block of that
-/// analysis's triangular form, so a tool that analyses once (omc, Dymola) builds it and
-/// solves each block as the CDG does. A block whose emitted equations are all
-/// time-invariant in the output (`solved_once`: no rows of Σ, passed through; omc
-/// solves them once, as parameter equations) meets it too. `Err` says what fails,
-/// naming an equation.
+/// blocks (`block_of`: an equation's line → its block number and part, 0 for a block
+/// emitted whole) form one block of that analysis's triangular form — or, for a block
+/// emitted in parts (one per region of its condition, `rimis/split.rs`), each part does —
+/// so a tool that analyses once (omc, Dymola) builds it and solves each block as the CDG
+/// does in each of its modes. A block whose emitted equations are all time-invariant in
+/// the output (`solved_once`: no rows of Σ, passed through; omc solves them once, as
+/// parameter equations) meets it too. `Err` says what fails, naming an equation.
 pub fn meets_the_guarantee(
     mdae: &Mdae,
     n_blocks: usize,
-    block_of: &dyn Fn(u32) -> Option<usize>,
+    block_of: &dyn Fn(u32) -> Option<(usize, usize)>,
     solved_once: &dyn Fn(usize) -> bool,
 ) -> Result<(), String> {
     let union = union_sigma(mdae);
@@ -206,10 +207,11 @@ pub fn meets_the_guarantee(
             mdae.equations[i].text, s.c[i]
         ));
     }
-    let mut emitted: Vec<Vec<usize>> = vec![Vec::new(); n_blocks];
+    // Per block, per part (0: the block whole), its equations.
+    let mut emitted: Vec<BTreeMap<usize, Vec<usize>>> = vec![BTreeMap::new(); n_blocks];
     for (i, e) in mdae.equations.iter().enumerate() {
-        if let Some(k) = block_of(e.line).filter(|k| (1..=n_blocks).contains(k)) {
-            emitted[k - 1].push(i);
+        if let Some((k, part)) = block_of(e.line).filter(|(k, _)| (1..=n_blocks).contains(k)) {
+            emitted[k - 1].entry(part).or_default().push(i);
         }
     }
     let blt: std::collections::BTreeSet<Vec<usize>> = s
@@ -221,19 +223,25 @@ pub fn meets_the_guarantee(
             eqs
         })
         .collect();
-    for (k, eqs) in emitted.iter().enumerate() {
-        if eqs.is_empty() {
+    for (k, parts) in emitted.iter().enumerate() {
+        if parts.is_empty() {
             if solved_once(k + 1) {
                 continue;
             }
             return Err(format!("no equation is emitted for block {}", k + 1));
         }
-        if !blt.contains(eqs) {
-            return Err(format!(
-                "block {} (`{}`…) is not one block of the output's triangular form",
-                k + 1,
-                mdae.equations[eqs[0]].text
-            ));
+        if parts.len() > 1 && parts.contains_key(&0) {
+            return Err(format!("block {} is emitted both whole and in parts", k + 1));
+        }
+        for (part, eqs) in parts {
+            if !blt.contains(eqs) {
+                let which = if *part == 0 { String::new() } else { format!(", part {part},") };
+                return Err(format!(
+                    "block {}{which} (`{}`…) is not one block of the output's triangular form",
+                    k + 1,
+                    mdae.equations[eqs[0]].text
+                ));
+            }
         }
     }
     Ok(())

@@ -146,8 +146,11 @@ pub fn self_check(file: &SourceFile, model: &mdae::Mdae, text: &str, n_blocks: u
     let block_of = |line: u32| lines.get((line as usize).wrapping_sub(1)).copied().flatten();
     // Equations of a block that pass through in the output are time-invariant there
     // (`flat::invariant`): solved once.
-    let once: std::collections::BTreeSet<usize> =
-        m.passed.iter().filter_map(|e| block_of(out.line_col(e.span.start as usize).0 as u32)).collect();
+    let once: std::collections::BTreeSet<usize> = m
+        .passed
+        .iter()
+        .filter_map(|e| block_of(out.line_col(e.span.start as usize).0 as u32).map(|(k, _)| k))
+        .collect();
     analysis::oblivious::meets_the_guarantee(&m, n_blocks, &block_of, &|k| once.contains(&k)).map_err(refuse)?;
     no_singular_mode(&m).map_err(refuse)
 }

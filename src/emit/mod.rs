@@ -115,21 +115,30 @@ impl Visitor for ScopedTypes<'_, '_, '_> {
     }
 }
 
-/// For each line of an emitted model, the number of the CDG block whose `// Block k.`
-/// comment it follows (`None` outside a block's equations).
-pub fn block_of_lines(out: &str) -> Vec<Option<usize>> {
+/// For each line of an emitted model, the CDG block and its part whose `// Block k.` or
+/// `// Block k, part j of n.` comment it follows (`(k, 0)` for a block emitted whole,
+/// `(k, j)` for its part j; `None` outside a block's equations).
+pub fn block_of_lines(out: &str) -> Vec<Option<(usize, usize)>> {
     let mut current = None;
     out.lines()
         .map(|l| {
             let t = l.trim_start();
             if let Some(rest) = t.strip_prefix("// Block ") {
-                current = rest.split('.').next().and_then(|n| n.parse().ok());
+                current = rest.split('.').next().and_then(block_and_part);
             } else if t.starts_with("//") || !l.starts_with("  ") || l.starts_with("  // ") {
                 current = None;
             }
             current
         })
         .collect()
+}
+
+/// `k` → (k, 0); `k, part j of n` → (k, j).
+fn block_and_part(s: &str) -> Option<(usize, usize)> {
+    match s.split_once(", part ") {
+        None => Some((s.parse().ok()?, 0)),
+        Some((k, rest)) => Some((k.parse().ok()?, rest.split(' ').next()?.parse().ok()?)),
+    }
 }
 
 /// One line per comment line, `//`-prefixed, at `indent` levels.

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use crate::mdae::{Cond, ModeId};
 use crate::syntax::Span;
 use crate::syntax::ast::{
-    BinOp, Call, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Ident, IfExpr, UnOp, text,
+    BinOp, Call, Equation, EquationKind, Expr, ExprKind, FunctionArgs, Ident, IfExpr, NamedArg, UnOp, text,
 };
 use crate::syntax::printer::write_cref;
 
@@ -107,7 +107,12 @@ pub(crate) fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Exp
             let args = match &c.args {
                 FunctionArgs::List { positional, named } => FunctionArgs::List {
                     positional: positional.iter().map(|a| rewrite(a, f)).collect(),
-                    named: named.clone(),
+                    // Named arguments too: a record read through its constructor
+                    // (`f(R(p = state.p))`, `flat/records.rs`) is renamed field by field.
+                    named: named
+                        .iter()
+                        .map(|a| NamedArg { name: a.name.clone(), value: rewrite(&a.value, f) })
+                        .collect(),
                 },
                 other => other.clone(),
             };
@@ -131,8 +136,9 @@ pub(crate) fn for_each(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
     match &e.kind {
         ExprKind::Call(c) => {
-            if let FunctionArgs::List { positional, .. } = &c.args {
+            if let FunctionArgs::List { positional, named } = &c.args {
                 positional.iter().for_each(|a| for_each(a, f));
+                named.iter().for_each(|a| for_each(&a.value, f));
             }
         }
         ExprKind::Unary(_, x) => for_each(x, f),
@@ -163,5 +169,27 @@ pub(crate) fn cond_expr(c: &Cond, mode: &dyn Fn(ModeId) -> Expr) -> Expr {
         Cond::Not(x) => not(cond_expr(x, mode)),
         Cond::And(xs) => fold(xs, BinOp::And),
         Cond::Or(xs) => fold(xs, BinOp::Or),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{for_each, name, occurrence, rewrite};
+    use crate::rimis::symbolic::testutil::{parse_expr, show};
+
+    /// A record read through its constructor (`flat/records.rs`) is renamed field by field:
+    /// the rewriter and the walk go into named arguments as into positional ones.
+    #[test]
+    fn named_arguments_are_rewritten_and_walked() {
+        let e = parse_expr("density(State(p = s.p, T = s.T), s.p)");
+        let renamed = rewrite(&e, &mut |x| match occurrence(x) {
+            Some((n, 0)) if &*n == "s.p" => Some(name("s_p_3")),
+            _ => None,
+        });
+        assert_eq!(show(&renamed), "density(State(p = s_p_3, T = s.T), s_p_3)");
+        let mut seen = Vec::new();
+        for_each(&e, &mut |x| seen.extend(occurrence(x).map(|(n, _)| n.to_string())));
+        assert_eq!(seen.iter().filter(|n| *n == "s.p").count(), 2, "{seen:?}");
+        assert!(seen.iter().any(|n| n == "s.T"), "{seen:?}");
     }
 }

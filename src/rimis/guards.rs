@@ -102,9 +102,9 @@ pub(crate) fn resolve(plan: &Plan, g: &Expr, at: &[(ModeId, bool)], cond: &Bdd) 
             let u = *plan.by_name.get(&*n)?;
             let def = plan.def_at(u, 0, at.as_ref());
             let [(b, 0)] = def.as_slice() else { return None };
-            let block = &plan.cdg.blocks[*b];
+            let block = &plan.cdg.blocks[plan.part_block[*b]];
             let [(eq, 0)] = block.eqs.as_slice() else { return None };
-            let (l, r) = sides_under(plan, &plan.mdae.eq(*eq).body, &block.cond.and(cond));
+            let (l, r) = sides_under(plan, &plan.mdae.eq(*eq).body, &plan.cond(plan.part_cond[*b]).and(cond));
             if var_name(&l).is_some_and(|a| a == n) {
                 Some(r)
             } else if var_name(&r).is_some_and(|a| a == n) {

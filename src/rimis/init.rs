@@ -281,7 +281,7 @@ fn states_in(
             Role::Varying => {
                 let covering: Vec<(usize, u32)> = plan.def(u, i, region).into_iter().filter(|&(_, k)| k > i).collect();
                 let [(b, _)] = covering.as_slice() else { continue };
-                if !region.and(&plan.cond(plan.block_cond[*b]).not()).is_false() {
+                if !region.and(&plan.cond(plan.part_cond[*b]).not()).is_false() {
                     continue;
                 }
                 match plan.written(*b, u, i).kind {

@@ -24,6 +24,7 @@ mod restart_system;
 mod sections;
 mod singular;
 mod source;
+mod split;
 pub mod symbolic;
 
 use crate::analysis::cdg::Cdg;
@@ -193,6 +194,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     }
     let functions = symbolic::Functions::from_ast(def);
     let mut plan = Plan::new(mdae, cdg, namer);
+    if let Some(parts) = split::parts(&plan) {
+        plan.split_blocks(&parts);
+    }
     as_written::check(&plan)?;
     let is_constant = |n: &str| mdae.time_invariant.contains(n);
     let ctx = symbolic::DiffContext { functions: &functions, is_constant: &is_constant };
@@ -200,13 +204,13 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // REPL, block by block, and the instantaneous dependencies of what each writes.
     let mut deps: Deps = BTreeMap::new();
     let mut repl = Vec::new();
-    for b in 0..cdg.blocks.len() {
+    for b in 0..plan.part_block.len() {
         let items = sections::repl(&mut plan, b, &ctx)?;
         let mut used = std::collections::BTreeSet::new();
         for it in &items {
             collect_names(&it.equation, &mut used);
         }
-        for &(u, k) in &cdg.blocks[b].writes {
+        for &(u, k) in &cdg.blocks[plan.part_block[b]].writes {
             if let Some((n, _)) = exprs::occurrence(&plan.written(b, u, k)).map(|(n, k)| (n.to_string(), k)) {
                 deps.entry(n).or_default().extend(used.iter().cloned());
             }

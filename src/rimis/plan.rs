@@ -1,7 +1,9 @@
 //! The naming plan of the transformation (paper 000 §4.6.2): the condition table (each
 //! block's condition numbered by its first block, so `x_p_3` is x' under block 3's
 //! condition), each variable's role (untouched, shared state, varying), its writers,
-//! and the three ways an occurrence (u, i) is named inside a block:
+//! and the three ways an occurrence (u, i) is named inside a block (or a part of one:
+//! `split.rs` may divide a block's condition into parts, each emitted as its own copy of
+//! the block; the writers of a variable are parts, and a block not split is one part):
 //! - **written** by the block: its replicate ρ^i_{cond(b)}(u) (or the source itself);
 //! - **read** where u^(i) is leading in some mode of the block's condition, or u is
 //!   varying (its states are replicated too): the replicate of its only writer there
@@ -49,10 +51,16 @@ pub(crate) struct Plan<'a> {
     pub care: Bdd,
     /// Condition numbers: `conds[n - 1]`; blocks' conditions first, by first block.
     pub conds: Vec<Bdd>,
-    /// Per block, its condition number.
+    /// Per CDG block, its condition number.
     pub block_cond: Vec<usize>,
+    /// The writing units: per part, its CDG block and its condition number. Part p is
+    /// block p unless [`Plan::split_blocks`] divided some block.
+    pub part_block: Vec<usize>,
+    pub part_cond: Vec<usize>,
+    /// Per CDG block, its parts (in emission order).
+    pub block_parts: Vec<Vec<usize>>,
     pub roles: Vec<Role>,
-    /// Per variable: (block, leading order written).
+    /// Per variable: (part, leading order written).
     pub writers: Vec<Vec<(usize, u32)>>,
     pub by_name: BTreeMap<String, VarId>,
     pub namer: Namer,
@@ -103,30 +111,19 @@ impl<'a> Plan<'a> {
         for (b, &n) in block_cond.iter().enumerate().rev() {
             first_block[n - 1] = b + 1;
         }
-        let mut writers = vec![Vec::new(); mdae.vars.len()];
-        for (b, block) in cdg.blocks.iter().enumerate() {
-            for &(v, k) in &block.writes {
-                writers[v.index()].push((b, k));
-            }
-        }
-        let roles = (0..mdae.vars.len())
-            .map(|v| {
-                let orders: Vec<u32> =
-                    cdg.orders[v].iter().filter(|(_, m)| !m.and(&care).is_false()).map(|x| x.0).collect();
-                match (orders.as_slice(), writers[v].len()) {
-                    ([d], 1) => Role::Untouched { d: *d },
-                    ([d], _) => Role::Shared { d: *d },
-                    _ => Role::Varying,
-                }
-            })
-            .collect();
+        let part_block: Vec<usize> = (0..cdg.blocks.len()).collect();
+        let writers = writers_of(cdg, mdae.vars.len(), &part_block);
+        let roles = roles_of(cdg, &care, &writers);
         let by_name = mdae.var_ids().map(|v| (mdae.var(v).name.clone(), v)).collect();
         let mut plan = Plan {
             mdae,
             cdg,
             care,
             conds,
-            block_cond,
+            block_cond: block_cond.clone(),
+            part_cond: block_cond,
+            block_parts: part_block.iter().map(|&b| vec![b]).collect(),
+            part_block,
             roles,
             writers,
             by_name,
@@ -153,13 +150,37 @@ impl<'a> Plan<'a> {
         for (k, c) in self.conds.iter().enumerate() {
             conds[first_block[k] - 1] = c.clone();
         }
-        for n in self.block_cond.iter_mut() {
+        for n in self.block_cond.iter_mut().chain(self.part_cond.iter_mut()) {
             *n = first_block[*n - 1];
         }
         for n in self.numbers.values_mut() {
             *n = first_block[*n - 1];
         }
         self.conds = conds;
+    }
+
+    /// Divides each block `b` with several `parts[b]` (a partition of its condition, in
+    /// emission order) into one part per condition; the writers and roles follow the parts.
+    /// Called before any name is made.
+    pub(crate) fn split_blocks(&mut self, parts: &[Vec<Bdd>]) {
+        let (mut part_block, mut part_cond, mut block_parts) = (Vec::new(), Vec::new(), Vec::new());
+        for (b, conds) in parts.iter().enumerate() {
+            let mut mine = Vec::new();
+            if conds.len() <= 1 {
+                mine.push(part_block.len());
+                part_block.push(b);
+                part_cond.push(self.block_cond[b]);
+            }
+            for c in conds.iter().filter(|_| conds.len() > 1) {
+                mine.push(part_block.len());
+                part_block.push(b);
+                part_cond.push(self.cond_number(c));
+            }
+            block_parts.push(mine);
+        }
+        self.writers = writers_of(self.cdg, self.mdae.vars.len(), &part_block);
+        self.roles = roles_of(self.cdg, &self.care, &self.writers);
+        (self.part_block, self.part_cond, self.block_parts) = (part_block, part_cond, block_parts);
     }
 
     /// The number of a condition, allocated after the blocks' when it is new.
@@ -274,7 +295,7 @@ impl<'a> Plan<'a> {
             // Defined by a multiplexer over every writer that integrates into u^(i).
             let branches = self.def(u, i, &self.care.clone()).into_iter().map(|(c, _)| c).collect::<Vec<_>>();
             let branches =
-                branches.into_iter().map(|b| (self.cond(self.block_cond[b]).clone(), self.written(b, u, i))).collect();
+                branches.into_iter().map(|b| (self.cond(self.part_cond[b]).clone(), self.written(b, u, i))).collect();
             let comment = format!("{} by mode", primed(self.var_name(u), i));
             self.muxes.push(Mux { target: n.clone(), comment, branches, care: self.care.clone() });
         }
@@ -295,24 +316,24 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// How block `b`, which writes u up to its leading order, names u^(i).
+    /// How part `b`, which writes u up to its leading order, names u^(i).
     pub(crate) fn written(&mut self, b: usize, u: VarId, i: u32) -> Expr {
         match self.roles[u.index()] {
             Role::Untouched { .. } => self.source(u, i),
             Role::Shared { d } if i < d => self.source(u, i),
             Role::Shared { .. } | Role::Varying => {
-                let c = self.block_cond[b];
+                let c = self.part_cond[b];
                 name(&self.replica(u, i, c))
             }
         }
     }
 
-    /// Def_c(u, i): blocks writing u at an order ≥ i whose condition meets `c`.
+    /// Def_c(u, i): parts writing u at an order ≥ i whose condition meets `c`.
     pub(crate) fn def(&self, u: VarId, i: u32, c: &Bdd) -> Vec<(usize, u32)> {
         self.writers[u.index()]
             .iter()
             .copied()
-            .filter(|&(b, k)| k >= i && !self.cond(self.block_cond[b]).and(c).is_false())
+            .filter(|&(b, k)| k >= i && !self.cond(self.part_cond[b]).and(c).is_false())
             .collect()
     }
 
@@ -336,7 +357,7 @@ impl<'a> Plan<'a> {
         self.writers[u.index()]
             .iter()
             .copied()
-            .filter(|&(b, k)| k >= i && !self.cond(self.block_cond[b]).restrict_valuation(at).is_false())
+            .filter(|&(b, k)| k >= i && !self.cond(self.part_cond[b]).restrict_valuation(at).is_false())
             .collect()
     }
 
@@ -361,7 +382,7 @@ impl<'a> Plan<'a> {
         let n = self.replica(u, i, c);
         if self.muxed.insert(n.clone(), ()).is_none() {
             let branches =
-                def.iter().map(|&(b, _)| (self.cond(self.block_cond[b]).clone(), self.written(b, u, i))).collect();
+                def.iter().map(|&(b, _)| (self.cond(self.part_cond[b]).clone(), self.written(b, u, i))).collect();
             let comment = format!("{} if {}", primed(self.var_name(u), i), self.cond_text(&cond));
             self.muxes.push(Mux { target: n.clone(), comment, branches, care: cond });
         }
@@ -384,6 +405,31 @@ impl<'a> Plan<'a> {
         }
         exprs::if_expr(arms, last.1.clone())
     }
+}
+
+/// Per variable, the parts (`part_block`: part → block) that write it, with the order.
+fn writers_of(cdg: &Cdg, n_vars: usize, part_block: &[usize]) -> Vec<Vec<(usize, u32)>> {
+    let mut writers = vec![Vec::new(); n_vars];
+    for (p, &b) in part_block.iter().enumerate() {
+        for &(v, k) in &cdg.blocks[b].writes {
+            writers[v.index()].push((p, k));
+        }
+    }
+    writers
+}
+
+/// Each variable's role, from its leading orders over the modes `care` and its writers.
+fn roles_of(cdg: &Cdg, care: &Bdd, writers: &[Vec<(usize, u32)>]) -> Vec<Role> {
+    (0..writers.len())
+        .map(|v| {
+            let orders: Vec<u32> = cdg.orders[v].iter().filter(|(_, m)| !m.and(care).is_false()).map(|x| x.0).collect();
+            match (orders.as_slice(), writers[v].len()) {
+                ([d], 1) => Role::Untouched { d: *d },
+                ([d], _) => Role::Shared { d: *d },
+                _ => Role::Varying,
+            }
+        })
+        .collect()
 }
 
 /// The Modelica expression of mode `m`: its variable, its atom as written, or `var == value`.

@@ -68,11 +68,12 @@ pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
     (partial(plan, &lhs, q), partial(plan, &rhs, q))
 }
 
-/// REPL for block `b`: each (q, k) ∈ Eqs(b) as σ_b(δ_k(π_{cond(b)}(q))), behind the §4.7
-/// guard when the block is conditional and not affine in what it writes.
+/// REPL for part `b` (a block, or a part of one): each (q, k) ∈ Eqs(b) as
+/// σ_b(δ_k(π_{cond(b)}(q))), behind the §4.7 guard when the part is conditional and not
+/// affine in what it writes.
 pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
-    let block = &plan.cdg.blocks[b];
-    let cnum = plan.block_cond[b];
+    let block = &plan.cdg.blocks[plan.part_block[b]];
+    let cnum = plan.part_cond[b];
     let cond = plan.cond(cnum).clone();
     let mut eqs = Vec::new();
     for &(e, k) in &block.eqs {
@@ -96,7 +97,7 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
         out.push((symbolic::simplify(&l), symbolic::simplify(&r)));
     }
     let written: Vec<Expr> = writes.iter().map(|&(u, k)| plan.written(b, u, k)).collect();
-    let label = format!("Block {}. {}", b + 1, block_label(plan.mdae, plan.cdg, &plan.cdg.blocks[b]));
+    let label = part_label(plan, b);
     let unconditional = cond == plan.care;
     let written_text: Vec<String> = written.iter().map(expr_to_string).collect();
     let is_written = |x: &Expr| written_text.contains(&expr_to_string(x));
@@ -121,6 +122,21 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
     item.comment = Some(format!("{label} ({why}: trivial outside its modes, paper 000 §4.7)"));
     Ok(vec![item])
+}
+
+/// `Block k. cond: reads -- eqs -> writes` (the CDG block), or for a part of a split block
+/// `Block k, part j of n. …; this part when c` (`emit::block_of_lines` reads both).
+fn part_label(plan: &Plan, p: usize) -> String {
+    let b = plan.part_block[p];
+    let label = block_label(plan.mdae, plan.cdg, &plan.cdg.blocks[b]);
+    match plan.block_parts[b].as_slice() {
+        [_] => format!("Block {}. {label}", b + 1),
+        parts => {
+            let j = parts.iter().position(|&q| q == p).map_or(0, |j| j + 1);
+            let cond = plan.cond_text(&plan.cond(plan.part_cond[p]).clone());
+            format!("Block {}, part {j} of {}. {label}; this part when {cond}", b + 1, parts.len())
+        }
+    }
 }
 
 /// `if cond then eqs else w = 0 …`: the equations where `cond` holds, and outside it each
@@ -218,7 +234,7 @@ fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
 
 /// σ_b: every occurrence (u, i) of a real unknown named as written, read or read state.
 fn substitute(plan: &mut Plan, b: usize, writes: &[(VarId, u32)], e: &Expr) -> Expr {
-    let cnum = plan.block_cond[b];
+    let cnum = plan.part_cond[b];
     rewrite(e, &mut |x| {
         if let ExprKind::Call(c) = &x.kind {
             if matches!(c.function.text.as_str(), "pre" | "initial" | "terminal") {
@@ -244,7 +260,7 @@ pub(crate) fn multi_sources(plan: &mut Plan) -> Vec<Item> {
         let target = plan.source(u, top);
         let writers = plan.writers[u.index()].clone();
         let branches: Vec<(Bdd, Expr)> =
-            writers.iter().map(|&(b, _)| (plan.cond(plan.block_cond[b]).clone(), plan.written(b, u, top))).collect();
+            writers.iter().map(|&(b, _)| (plan.cond(plan.part_cond[b]).clone(), plan.written(b, u, top))).collect();
         out.push(Item::new(simple(target, plan.case(&branches, &plan.care))));
     }
     out
@@ -304,7 +320,7 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
             continue;
         }
         for (b, k) in plan.writers[u.index()].clone() {
-            let mode = plan.cond(plan.block_cond[b]).clone();
+            let mode = plan.cond(plan.part_cond[b]).clone();
             let mut body = Vec::new();
             for i in 0..k {
                 let target = plan.written(b, u, i);

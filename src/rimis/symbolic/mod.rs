@@ -23,7 +23,7 @@ mod simplify;
 mod total;
 
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use diff::{DiffContext, SymError, differentiate_n, expand_derivatives, time_derivative};
 pub use functions::{Body, DerivativeAnnotation, Function, Functions, Param};
