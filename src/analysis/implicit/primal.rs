@@ -12,7 +12,10 @@
 //! the arg-maxes: S = ∧_b S_b, T = ∧_b T_b. Each block is solved on its own edge variables.
 //! If H has no perfect matching, no mode has one.
 //!
-//! Inside a block, X_b is kept as its local constraints (one per row, column and edge) and
+//! Inside a block, T_b is first sought by structural classes ([`classes`]: the valid
+//! modes split by the existence and order of the block's varying edges, one single-mode
+//! maximum-weight matching per class) when there are at most `CLASS_LIMIT` of them;
+//! otherwise X_b is kept as its local constraints (one per row, column and edge) and
 //! [`optimal`] finds T_b by a dynamic programme over the variable order, without the
 //! paper's weight ω and bitwise arg-max. On the Westinghouse brake H is one irreducible
 //! block (each valve's two branches close alternating cycles along the whole train) and
