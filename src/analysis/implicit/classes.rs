@@ -26,6 +26,7 @@ use super::ops::{and, and_not, or};
 use super::{Encoding, Stats};
 use crate::analysis::matching::{Graph, max_weight_perfect_matching};
 use biodivine_lib_bdd::Bdd;
+use std::collections::HashMap;
 
 /// At most this many structural classes per block are solved one by one.
 pub const CLASS_LIMIT: usize = 16384;
@@ -78,8 +79,8 @@ pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) ->
 /// Valid modes where the block's incidence and orders are constant.
 struct Part {
     modes: Bdd,
-    /// σ of each edge that varies over the valid modes ([`Split::varying`], in order) in
-    /// these modes, `None` where the edge does not exist.
+    /// σ of each distinct signature of the varying edges ([`Split::signature_of`]) in
+    /// these modes, `None` where its edges do not exist.
     sigma: Vec<Option<u32>>,
 }
 
@@ -90,6 +91,10 @@ struct Split {
     constant: Vec<Option<u32>>,
     /// Positions of the edges whose existence or order varies over the valid modes.
     varying: Vec<usize>,
+    /// For each varying edge, its signature: edges with the same existence χ_E and the
+    /// same σ by value split every set of modes alike, so the parts are refined once per
+    /// signature (a rewritten ThreeTanks output: 1,890 varying edges, 72 signatures).
+    signature_of: Vec<usize>,
     parts: Vec<Part>,
 }
 
@@ -97,8 +102,8 @@ impl Split {
     /// σ of every edge of the block in `part`.
     fn sigma(&self, part: &Part) -> Vec<Option<u32>> {
         let mut out = self.constant.clone();
-        for (&p, &s) in self.varying.iter().zip(&part.sigma) {
-            out[p] = s;
+        for (&p, &g) in self.varying.iter().zip(&self.signature_of) {
+            out[p] = part.sigma[g];
         }
         out
     }
@@ -132,7 +137,11 @@ fn split(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<Split> {
     let set = enc.set();
     let mut constant = Vec::with_capacity(edges.len());
     let mut varying = Vec::new();
-    let mut values_of = Vec::new();
+    let mut signature_of = Vec::new();
+    // One representative edge and its values per signature, numbered in the block's order
+    // (the map only finds the number: deterministic).
+    let mut signatures: Vec<(usize, Vec<(u32, Bdd)>)> = Vec::new();
+    let mut number: HashMap<(Bdd, Vec<(u32, Bdd)>), usize> = HashMap::new();
     for (p, &k) in edges.iter().enumerate() {
         let values = enc.edges[k].sigma.partition(&set.mk_true(), set);
         match pieces(enc, k, &values, &enc.valid).as_slice() {
@@ -141,18 +150,23 @@ fn split(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<Split> {
             _ => {
                 constant.push(None);
                 varying.push(p);
-                values_of.push(values);
+                let key = (enc.edges[k].active.clone(), values);
+                let g = *number.entry(key.clone()).or_insert_with(|| {
+                    signatures.push((k, key.1));
+                    signatures.len() - 1
+                });
+                signature_of.push(g);
             }
         }
     }
-    let mut parts = vec![Part { modes: enc.valid.clone(), sigma: Vec::with_capacity(varying.len()) }];
+    let mut parts = vec![Part { modes: enc.valid.clone(), sigma: Vec::with_capacity(signatures.len()) }];
     if enc.valid.is_false() {
         parts.clear();
     }
-    for (&p, values) in varying.iter().zip(&values_of) {
+    for (k, values) in &signatures {
         let mut next = Vec::with_capacity(parts.len());
         for mut part in parts {
-            let pieces = pieces(enc, edges[p], values, &part.modes);
+            let pieces = pieces(enc, *k, values, &part.modes);
             if let [(s, _)] = pieces.as_slice() {
                 part.sigma.push(*s);
                 next.push(part);
@@ -170,5 +184,5 @@ fn split(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<Split> {
         }
         parts = next;
     }
-    Some(Split { constant, varying, parts })
+    Some(Split { constant, varying, signature_of, parts })
 }
