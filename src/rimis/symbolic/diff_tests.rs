@@ -270,3 +270,52 @@ fn table_derivatives_omc_drops_are_restored() {
         Functions::from_ast(&parse_file(&format!("function Modelica.Blocks.Tables.Internal.getTable1DValue\n{alone}")));
     assert!(dt_in(&fns, &format!("{p}.getTable1DValue(t, 1, x)")).is_err());
 }
+
+/// As `omc -i` prints the IF97 density (MSL 4): the annotation
+/// `derivative(noDerivative = properties) = rho_ph_der` dropped, both functions kept.
+const OMC_IF97: &str = r#"
+function Modelica.Media.Water.IF97_Utilities.rho_ph_der
+  input Real p;
+  input Real h;
+  input Modelica.Media.Common.IF97BaseTwoPhase properties;
+  input Real p_der;
+  input Real h_der;
+  output Real rho_der;
+algorithm
+  rho_der := properties.rho * p_der + properties.vt * h_der;
+end Modelica.Media.Water.IF97_Utilities.rho_ph_der;
+function Modelica.Media.Water.IF97_Utilities.rho_props_ph
+  input Real p;
+  input Real h;
+  input Modelica.Media.Common.IF97BaseTwoPhase properties;
+  output Real rho;
+algorithm
+  rho := properties.rho;
+end Modelica.Media.Water.IF97_Utilities.rho_props_ph;
+function Blend
+  input Real a;
+  input R r;
+  output Real y;
+algorithm
+  y := a * r.k;
+end Blend;
+"#;
+
+#[test]
+fn if97_derivatives_are_restored_and_record_fields_never_leak() {
+    let fns = Functions::from_ast(&parse_file(OMC_IF97));
+    let p = "Modelica.Media.Water.IF97_Utilities";
+    let call = format!("{p}.rho_props_ph(x, h, {p}.waterBaseProp_ph(x, h, 0, 0))");
+    assert_eq!(
+        dt_in(&fns, &call).unwrap_or_else(|e| panic!("{e}")),
+        format!("{p}.rho_ph_der(x, h, {p}.waterBaseProp_ph(x, h, 0, 0), der(x), der(h))")
+    );
+    // Without its derivative function the body is inlined; `properties.rho` of a call
+    // cannot be named, so the call is refused rather than leaking the function's input.
+    let alone = OMC_IF97.split("end Modelica.Media.Water.IF97_Utilities.rho_ph_der;").nth(1).unwrap();
+    let fns = Functions::from_ast(&parse_file(alone));
+    let e = dt_in(&fns, &call).unwrap_err().to_string();
+    assert!(e.contains("its body reads `properties.rho`"), "{e}");
+    // A field of a record bound to a name is that name's field.
+    assert_eq!(dt_in(&fns, "Blend(x, s)").unwrap_or_else(|e| panic!("{e}")), "der(x) * s.k + x * der(s.k)");
+}

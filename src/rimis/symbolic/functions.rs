@@ -13,6 +13,7 @@ use super::build::map_children;
 use super::dropped;
 use crate::syntax::Span;
 use crate::syntax::ast::*;
+use crate::syntax::printer::expr_to_string;
 use std::collections::BTreeMap;
 
 /// An input, output or local of a function.
@@ -195,11 +196,13 @@ impl Function {
         let mut env: BTreeMap<Text, Expr> = self.inputs.iter().map(|p| p.name).zip(args).collect();
         for p in self.locals.iter().chain(&self.outputs) {
             if let Some(d) = &p.default {
+                parts_named(d, &env)?;
                 let v = substitute(d, &env);
                 env.insert(p.name, v);
             }
         }
         for (target, value) in stmts {
+            parts_named(value, &env)?;
             let v = substitute(value, &env);
             env.insert(*target, v);
         }
@@ -207,10 +210,55 @@ impl Function {
     }
 }
 
-/// `e` with each name bound in `env` replaced by its value (values are not re-visited).
+/// `e` with each name bound in `env` replaced by its value (values are not re-visited);
+/// a field `p.f` of a name `p` bound to a name `a` becomes `a.f`.
 pub(crate) fn substitute(e: &Expr, env: &BTreeMap<Text, Expr>) -> Expr {
     match &e.kind {
-        ExprKind::Name(n) => env.get(n).cloned().unwrap_or_else(|| e.clone()),
+        ExprKind::Name(n) => match env.get(n) {
+            Some(v) => v.clone(),
+            None => match field_of(n.as_str()).and_then(|(root, rest)| Some((env.get(&text(root))?, rest))) {
+                Some((Expr { kind: ExprKind::Name(a), .. }, rest)) => {
+                    Expr { kind: ExprKind::Name(text(&format!("{a}{rest}"))), span: e.span }
+                }
+                _ => e.clone(),
+            },
+        },
         _ => map_children(e, &mut |c| substitute(c, env)),
     }
+}
+
+/// `p.f` → (`p`, `.f`) for an unquoted first identifier.
+fn field_of(name: &str) -> Option<(&str, &str)> {
+    if name.starts_with('\'') {
+        return None;
+    }
+    name.find('.').map(|k| name.split_at(k))
+}
+
+/// Inlining would leak a function's own names into the model where `e` reads a part of
+/// a bound name that [`substitute`] cannot name: a field `p.f` of a record bound to an
+/// expression (`properties.rho` of `waterBaseProp_ph(…)`), or a subscripted `x[i]`.
+fn parts_named(e: &Expr, env: &BTreeMap<Text, Expr>) -> Result<(), String> {
+    let part = match &e.kind {
+        ExprKind::Name(n) => field_of(n.as_str())
+            .filter(|(root, _)| env.get(&text(root)).is_some_and(|v| !matches!(v.kind, ExprKind::Name(_))))
+            .map(|(root, _)| (root.to_string(), n.to_string())),
+        ExprKind::Ref(r) => r
+            .parts
+            .first()
+            .filter(|p| env.contains_key(&p.ident.text))
+            .map(|p| (p.ident.text.to_string(), expr_to_string(e))),
+        _ => None,
+    };
+    if let Some((root, shown)) = part {
+        return Err(format!("its body reads `{shown}`, a part of its input or local `{root}` bound to an expression"));
+    }
+    let mut found = Ok(());
+    map_children(e, &mut |c| {
+        if found.is_ok() {
+            found = parts_named(c, env);
+        }
+        c.clone()
+    });
+    found
 }
