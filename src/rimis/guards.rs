@@ -95,12 +95,13 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], expl
 /// block writes it in the modes `cond` = `modes_where(at)` (a few levels deep).
 pub(crate) fn resolve(plan: &Plan, g: &Expr, at: &[(ModeId, bool)], cond: &Bdd) -> Expr {
     let at = plan.valuation(at);
+    let at = (*at).as_ref();
     let mut g = g.clone();
     for _ in 0..4 {
         g = rewrite(&g, &mut |x| {
             let n = var_name(x)?;
             let u = *plan.by_name.get(&*n)?;
-            let def = plan.def_at(u, 0, at.as_ref());
+            let def = plan.def_at(u, 0, at);
             let [(b, 0)] = def.as_slice() else { return None };
             let block = &plan.cdg.blocks[plan.part_block[*b]];
             let [(eq, 0)] = block.eqs.as_slice() else { return None };

@@ -19,7 +19,9 @@ use crate::mdae::{Mdae, ModeId, ModeKind, VarId};
 use crate::syntax::ast::{BinOp, Expr};
 use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddVariable};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// How a variable is transformed, from its leading orders over the regular modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +83,8 @@ pub(crate) struct Plan<'a> {
     mux_deps_done: usize,
     /// [`Plan::modes_where`], by its argument.
     where_cache: FxHashMap<Vec<(ModeId, bool)>, Bdd>,
+    /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
+    valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
 
 fn primes(order: u32) -> String {
@@ -138,6 +142,7 @@ impl<'a> Plan<'a> {
             mux_deps: BTreeMap::new(),
             mux_deps_done: 0,
             where_cache: FxHashMap::default(),
+            valuations: RefCell::default(),
         };
         plan.renumber(&first_block);
         plan
@@ -203,10 +208,14 @@ impl<'a> Plan<'a> {
         }
         let space = &self.cdg.space;
         let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
-        let cube = match BddPartialValuation::from_values(&lits) {
-            // The same variable asked with both values: no mode.
-            p if lits.iter().all(|&(x, v)| p.get_value(x) == Some(v)) => space.set.mk_conjunctive_clause(&p),
-            _ => space.set.mk_false(),
+        // One literal: no dense valuation (O(modes) each, once per mode equation).
+        let cube = match lits.as_slice() {
+            &[(x, v)] => space.set.mk_literal(x, v),
+            _ => match BddPartialValuation::from_values(&lits) {
+                // The same variable asked with both values: no mode.
+                p if lits.iter().all(|&(x, v)| p.get_value(x) == Some(v)) => space.set.mk_conjunctive_clause(&p),
+                _ => space.set.mk_false(),
+            },
         };
         let b = self.care.and(&cube);
         self.where_cache.insert(at.to_vec(), b.clone());
@@ -339,11 +348,16 @@ impl<'a> Plan<'a> {
 
     /// The values `at` gives the mode variables, as a partial valuation of the BDD
     /// variables (`None`: a mode asked with both values, no mode).
-    pub(crate) fn valuation(&self, at: &[(ModeId, bool)]) -> Option<BddPartialValuation> {
+    pub(crate) fn valuation(&self, at: &[(ModeId, bool)]) -> Rc<Option<BddPartialValuation>> {
+        if let Some(v) = self.valuations.borrow().get(at) {
+            return v.clone();
+        }
         let space = &self.cdg.space;
         let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
         let valuation = BddPartialValuation::from_values(&lits);
-        lits.iter().all(|&(x, v)| valuation.get_value(x) == Some(v)).then_some(valuation)
+        let v = Rc::new(lits.iter().all(|&(x, v)| valuation.get_value(x) == Some(v)).then_some(valuation));
+        self.valuations.borrow_mut().insert(at.to_vec(), v.clone());
+        v
     }
 
     /// [`Plan::def`] under `modes_where(at)`, given `at` as a [`Plan::valuation`], tested

@@ -175,12 +175,13 @@ impl<'a> Source<'a> {
 
     /// The input's elements, `fixed` removed from the declarations of `names`.
     pub(crate) fn elements_without_fixed(&self, names: &[String]) -> Vec<Element> {
+        let names: std::collections::BTreeSet<&str> = names.iter().map(String::as_str).collect();
         let mut out = self.elements.clone();
         for e in &mut out {
             let Element::Component(c) = e else { continue };
             let mut decls = c.declarations.to_vec();
             for d in &mut decls {
-                if names.iter().any(|n| *n == declared_name(d)) {
+                if !names.is_empty() && names.contains(declared_name(d).as_str()) {
                     d.modification = without(d.modification.take(), "fixed");
                 }
             }
