@@ -16,6 +16,7 @@ pub mod explicit;
 pub mod implicit;
 pub mod impulse;
 pub mod matching;
+pub mod meets;
 pub mod modes;
 pub mod oblivious;
 pub mod report;

@@ -324,7 +324,7 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
     }
     let _ = writeln!(s, "structure classes ({}):", parts.len());
     for p in &parts {
-        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| !b.cond.and(p).is_false()).collect();
+        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(&b.cond, p)).collect();
         let sum_c: u32 = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();
         let sum_d: u32 = active.iter().flat_map(|b| b.writes.iter().map(|w| w.1)).sum();
         let index = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).max().unwrap_or(0);

@@ -27,6 +27,7 @@ use super::sections::sides_under;
 use super::source::Source;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
+use crate::analysis::meets::meets_not;
 use crate::mdae::VarId;
 use crate::syntax::ast::{EquationKind, Expr};
 use biodivine_lib_bdd::Bdd;
@@ -281,7 +282,7 @@ fn states_in(
             Role::Varying => {
                 let covering: Vec<(usize, u32)> = plan.def(u, i, region).into_iter().filter(|&(_, k)| k > i).collect();
                 let [(b, _)] = covering.as_slice() else { continue };
-                if !region.and(&plan.cond(plan.part_cond[*b]).not()).is_false() {
+                if meets_not(region, plan.cond(plan.part_cond[*b])) {
                     continue;
                 }
                 match plan.written(*b, u, i).kind {

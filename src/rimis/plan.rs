@@ -15,6 +15,7 @@
 use super::exprs::{self, binary, call, name, number};
 use super::names::Namer;
 use crate::analysis::cdg::Cdg;
+use crate::analysis::meets::meets;
 use crate::mdae::{Mdae, ModeId, ModeKind, VarId};
 use crate::syntax::ast::{BinOp, Expr};
 use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddVariable};
@@ -342,7 +343,7 @@ impl<'a> Plan<'a> {
         self.writers[u.index()]
             .iter()
             .copied()
-            .filter(|&(b, k)| k >= i && !self.cond(self.part_cond[b]).and(c).is_false())
+            .filter(|&(b, k)| k >= i && meets(self.cond(self.part_cond[b]), c))
             .collect()
     }
 
@@ -436,7 +437,7 @@ fn writers_of(cdg: &Cdg, n_vars: usize, part_block: &[usize]) -> Vec<Vec<(usize,
 fn roles_of(cdg: &Cdg, care: &Bdd, writers: &[Vec<(usize, u32)>]) -> Vec<Role> {
     (0..writers.len())
         .map(|v| {
-            let orders: Vec<u32> = cdg.orders[v].iter().filter(|(_, m)| !m.and(care).is_false()).map(|x| x.0).collect();
+            let orders: Vec<u32> = cdg.orders[v].iter().filter(|(_, m)| meets(m, care)).map(|x| x.0).collect();
             match (orders.as_slice(), writers[v].len()) {
                 ([d], 1) => Role::Untouched { d: *d },
                 ([d], _) => Role::Shared { d: *d },

@@ -53,6 +53,7 @@ use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
 use crate::analysis::impulse::{IExpr, ModeChange};
 use crate::analysis::matching::maximum_matching;
+use crate::analysis::meets::meets;
 use crate::mdae::{EqId, VarId};
 use crate::syntax::ast::{BinOp, ClassDef, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
@@ -268,7 +269,7 @@ impl Index {
             }
         }
         let constant = |entries: &[(u32, Bdd)]| {
-            let mut live = entries.iter().filter(|(_, m)| !m.and(&plan.care).is_false());
+            let mut live = entries.iter().filter(|(_, m)| meets(m, &plan.care));
             match (live.next(), live.next()) {
                 (Some((v, m)), None) if m.and(&plan.care) == plan.care => Some(*v),
                 _ => None,
@@ -292,7 +293,7 @@ impl Index {
 
 /// The single value of a per-mode quantity over `region`, if it has one.
 fn uniform(entries: &[(u32, Bdd)], region: &Bdd) -> Option<u32> {
-    let mut values = entries.iter().filter(|(_, m)| !m.and(region).is_false()).map(|x| x.0);
+    let mut values = entries.iter().filter(|(_, m)| meets(m, region)).map(|x| x.0);
     let first = values.next()?;
     values.all(|v| v == first).then_some(first)
 }

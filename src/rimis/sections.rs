@@ -8,6 +8,7 @@ use super::exprs::{self, binary, call, name, number, rewrite, simple};
 use super::plan::{Plan, Role};
 use super::symbolic::{self, Decision, DiffContext};
 use super::{Item, RimisError};
+use crate::analysis::meets::{meets, meets_not};
 use crate::analysis::report::block_label;
 use crate::mdae::{Body, VarId};
 use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind};
@@ -28,9 +29,9 @@ pub(crate) fn partial(plan: &Plan, e: &Expr, q: &Bdd) -> Expr {
             Some(p) => acc.and(&if *side { p } else { p.not() }),
             None => acc,
         });
-        if q.and(&c.not()).is_false() {
+        if !meets_not(&q, &c) {
             Decision::True
-        } else if q.and(&c).is_false() {
+        } else if !meets(&q, &c) {
             Decision::False
         } else {
             let short = plan.cdg.space.to_cond(&c, &q);
