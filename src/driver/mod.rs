@@ -107,18 +107,27 @@ pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<Strin
     let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
     // A model one structural analysis fits in every mode passes unchanged without the
     // exact analysis (linear; the exact analysis of a large block can be exponential).
-    let (out, n_blocks) = match analysis::oblivious::fits_a_priori(&model) {
-        Some(why) => (crate::rimis::unchanged(&def, &model, why), 0),
+    let rimis_error = |error| DriverError::Rimis { file: Box::new(file.clone()), error };
+    let (out, text) = match analysis::oblivious::fits_a_priori(&model) {
+        Some(why) => {
+            let out = crate::rimis::unchanged(&def, &model, why).map_err(rimis_error)?;
+            // Unchanged: no self-check; the AST and the mDAE are not needed to print it.
+            drop((def, model));
+            let text = crate::emit::emit(&out);
+            (out, text)
+        }
         None => {
             let cdg = analyse(file, &model, strategy)?;
-            (crate::rimis::transform(&def, &model, &cdg), cdg.blocks.len())
+            let out = crate::rimis::transform(&def, &model, &cdg).map_err(rimis_error)?;
+            let n_blocks = cdg.blocks.len();
+            drop((def, cdg));
+            let text = crate::emit::emit(&out);
+            if !out.header.iter().any(|h| h.starts_with("The model is unchanged")) {
+                self_check(file, &model, &text, n_blocks)?;
+            }
+            (out, text)
         }
     };
-    let out = out.map_err(|error| DriverError::Rimis { file: Box::new(file.clone()), error })?;
-    let text = crate::emit::emit(&out);
-    if !out.header.iter().any(|h| h.starts_with("The model is unchanged")) {
-        self_check(file, &model, &text, n_blocks)?;
-    }
     messages.extend(out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)));
     messages.extend(out.notes.iter().map(|n| format!("{}: note: {n}", file.name)));
     Ok((text, messages))
