@@ -57,6 +57,7 @@ STEPS = 500  # output step stop/STEPS (harness default)
 
 sys.path.insert(0, str(HERE))
 import harness  # noqa: E402  (text helpers only; the simulations run in subprocesses)
+import omc_notation  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,55 +108,11 @@ def is_rewritten(text: str) -> bool:
     return any(line.startswith("  // REPL:") for line in text.splitlines())
 
 
-# omc prints flat models with dotted names (`Real a.b;`, `class Modelica.X.Y`), which is not
-# Modelica: rumoca refuses them at parse time. For such files (both sides alike) the comparison uses
-# a rumoca form: every dotted variable/class name quoted ('a.b'), the simulated class renamed
-# CorpusModel, `enumeration(never, ..., always)` as StateSelect, other inline enumeration types as
-# Integer with their literals replaced by their 1-based index. Not a semantic transformation of the
-# model; the table says which rows used it ("omc notation adapted").
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|\'(?:[^\'\\]|\\.)*\'|\benumeration\s*\(([^()]*)\)'
-                     r'|([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)', re.S)
-_STATE_SELECT = ["never", "avoid", "default", "prefer", "always"]
-_DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
-_DEFINED = re.compile(r"^\s*(?:(?:partial|encapsulated|final|impure|pure)\s+)*"
-                      rf"(?:function|record|type|class|model|block|package|connector)\s+({_DOTTED})", re.M)
-_DECLARED = re.compile(r"^\s*(?:(?:protected|public|final|parameter|constant|discrete|input|output|flow|stream)\s+)*"
-                       r"(?:Real|Integer|Boolean|String|enumeration\s*\([^()]*\))\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)", re.M)
-RUMOCA_CLASS = "CorpusModel"
-
-
-def needs_adaptation(cls: str) -> bool:
-    return "." in cls and not cls.startswith("'")
-
-
-def rumoca_form(text: str, cls: str) -> str:
-    """The file in a form rumoca parses (see above); `cls` becomes RUMOCA_CLASS."""
-    lits: dict[str, int] = {}
-    for m in re.finditer(r"\benumeration\s*\(([^()]*)\)", text):
-        names = [x.strip() for x in m.group(1).split(",")]
-        if names != _STATE_SELECT:
-            for i, n in enumerate(names):
-                lits.setdefault(n, i + 1)
-    defined, declared = set(_DEFINED.findall(text)), set(_DECLARED.findall(text))
-
-    def rep(m):
-        if m.group(1) is not None:
-            return "StateSelect" if [x.strip() for x in m.group(1).split(",")] == _STATE_SELECT else "Integer"
-        n = m.group(2)
-        if n is None:
-            return m.group(0)
-        if n == cls:
-            return RUMOCA_CLASS
-        if n.split(".")[0] in ("StateSelect", "AssertionLevel"):
-            return n
-        if n in defined or n in declared:
-            return f"'{n}'"
-        prefix, last = n.rsplit(".", 1)
-        if last in lits and prefix not in declared:
-            return str(lits[last])
-        return f"'{n}'"
-
-    return _TOKENS.sub(rep, text)
+# omc's flat notation (dotted names, scalarised arrays, records by their fields, inline enumerations)
+# is not Modelica; for such files both sides are given to rumoca in the form omc_notation.adapt
+# writes (meaning-preserving; the table lists the adaptations a pair needed).
+RUMOCA_CLASS = omc_notation.RUMOCA_CLASS
+needs_adaptation = omc_notation.needs_adaptation
 
 
 def norm(name: str) -> str:
@@ -185,7 +142,7 @@ def find_rewritten(out_dir: Path, corpus: Path = CORPUS, dirs=CORPUS_DIRS, only=
         raise RuntimeError(f"{binary()} --out-dir: exit {proc.returncode}: {proc.stderr.strip()[:500]}")
     pairs, summary = [], ""
     for line in (proc.stdout + "\n" + proc.stderr).splitlines():
-        m = re.match(r"^ok\s+(.*?) -> (.*)$", line)
+        m = re.match(r"^ok\s+(.*?) -> (.*?)(?: \(\d+ warnings?\))?$", line)
         if m:
             orig, out = Path(m.group(1)), Path(m.group(2))
             if only and not any(s in orig.name for s in only):
@@ -307,8 +264,11 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
             pa, pb = Path(tmp) / "original" / original.name, Path(tmp) / "output" / output.name
             pa.parent.mkdir()
             pb.parent.mkdir()
-            pa.write_text(rumoca_form(otext, omodel), encoding="utf-8")
-            pb.write_text(rumoca_form(utext, umodel), encoding="utf-8")
+            atext, aused = omc_notation.adapt(otext, omodel)
+            btext, bused = omc_notation.adapt(utext, umodel)
+            row["adapted"] = sorted(set(aused) | set(bused))
+            pa.write_text(atext, encoding="utf-8")
+            pb.write_text(btext, encoding="utf-8")
             a = simulate(pa, RUMOCA_CLASS, stop, timeout)
             b = simulate(pb, RUMOCA_CLASS, stop, timeout)
         else:
@@ -355,7 +315,7 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
         row["verdict"] = "both fail"
         row["note"] = f"original: {short(a.get('message'), 70)} / output: {short(b.get('message'), 70)}"
     if row.get("adapted"):
-        row["note"] = "omc notation adapted; " + row["note"]
+        row["note"] = f"omc notation adapted ({', '.join(row['adapted'])}); " + row["note"]
     return row
 
 
