@@ -27,6 +27,8 @@ Every rewrite keeps the meaning of the model (same equations over renamed scalar
   as the literals are).
 - `tables`: CombiTable1D calls on a constant matrix of one row, or two rows read linearly, written
   out as the expression they compute (omc_tables.py; rumoca cannot run the external C tables).
+- `String() arguments`: omc's positional options of `String(x, 6, 0, true)` named (rumoca
+  accepts only named ones; they only format assert messages).
 - `protected`: dropped before a declaration of the simulated class (visibility does not change the
   equations; mdae-rimis prints its outputs without it).
 
@@ -36,9 +38,11 @@ reports them, and the pair is counted as failing, never as agreeing).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 
+import omc_exprs
 import omc_tables
 
 RUMOCA_CLASS = "CorpusModel"
@@ -97,6 +101,9 @@ class Adapter:
         idents = set(re.findall(r"[A-Za-z_]\w*", text))
         self.mangled = {}
         for n in sorted(self.defined):
+            if "." not in n:
+                self.mangled[n] = n
+                continue
             m = n.replace(".", "__")
             while m in idents or m in self.mangled.values():
                 m += "_"
@@ -106,12 +113,16 @@ class Adapter:
 
     # -- tables ---------------------------------------------------------------------------------
 
-    def _records(self, text: str) -> dict[str, list[str]]:
-        """Record name -> its fields in order, from omc's generated record constructors."""
-        out = {}
+    def _records(self, text: str) -> dict[str, list[tuple[str, str]]]:
+        """Record name -> its fields (type, name) in order, from omc's generated record constructors."""
+        out, bodies = {}, {}
         for m in _RECORD_CTOR.finditer(text):
-            out[m.group("name")] = re.findall(r"input \S+(?: \S+)*? ([A-Za-z_]\w*)\b(?=[ (=;\"])", m.group("body"))
-        return out
+            out[m.group("name")] = re.findall(r"input (\S+)(?: \S+)*? ([A-Za-z_]\w*)\b(?=[ (=;\"])", m.group("body"))
+            bodies.setdefault(" ".join(m.group("body").split()), []).append(m.group("name"))
+        # records with the same fields (names, types, defaults) are one type (Modelica's type
+        # equivalence of records is structural; rumoca's is by name): the first by name stands for all
+        self.canon = {n: min(names) for names in bodies.values() for n in names}
+        return {n: f for n, f in out.items() if self.canon[n] == n}
 
     def _enumerations(self, text: str) -> None:
         self.enum_of: dict[str, list[str]] = {}  # enumeration type path -> literals
@@ -188,18 +199,34 @@ class Adapter:
 
     def adapt(self, text: str) -> str:
         text = self._record_classes(text)
-        out = []
+        text = self._record_equations(text)
+        lines = []
         for line, in_fn in self._lines(text):
             if not in_fn and re.match(r"^\s*protected\s+\S", line) and _DECL.match(line):
                 line = re.sub(r"^(\s*)protected\s+", r"\1", line)
                 self.used.add("protected")
-            out.append(_TOKENS.sub(lambda m: self._token(m, in_fn), line))
-        return "\n".join(out)
+            lines.append((line, in_fn))
+        text = "\n".join(line for line, _ in lines)
+        # functions as character ranges, so that a token (a string over several lines) is one piece
+        spans, pos = [], 0
+        for line, in_fn in lines:
+            if in_fn:
+                spans.append((pos, pos + len(line) + 1))
+            pos += len(line) + 1
+        starts = [a for a, _ in spans]
+
+        def inside(at: int) -> bool:
+            k = bisect.bisect_right(starts, at) - 1
+            return k >= 0 and spans[k][0] <= at < spans[k][1]
+
+        return _TOKENS.sub(lambda m: self._token(m, inside(m.start())), text)
 
     def _record_classes(self, text: str) -> str:
         def rep(m):
             self.used.add("record classes")
             ind, name = m.group("ind"), m.group("name")
+            if self.canon.get(name, name) != name:
+                return ""
             body = re.sub(r"^([ \t]+)(?:protected )?input ", r"\1", m.group("body"), flags=re.M)
             return f'{ind}record {name} "Automatically generated record"\n{body}{ind}end {name};'
 
@@ -234,6 +261,9 @@ class Adapter:
         if key == self.cls:
             self.used.add("quoted names")
             return RUMOCA_CLASS
+        if self.canon.get(key, key) != key:
+            self.used.add("record classes")
+            return self._class_name(self.canon[key])
         if key.split(".")[0] in _BUILTIN_SCOPES or "." not in key:
             return None
         if key in self.defined:
@@ -293,18 +323,49 @@ class Adapter:
 
         return build(0, [])
 
+    def _record_of(self, prefix: str) -> str | None:
+        """The record whose fields are exactly the children of `prefix` (all declared scalars).
+        Records with equal fields (name and type, in order) are one type in Modelica (type
+        equivalence of records is structural), and stand for one (see _records)."""
+        children = self.prefixes.get(prefix, set())
+        if not children or any(f"{prefix}.{c}" not in self.scalars for c in children):
+            return None
+        match = [r for r, fields in self.records.items() if {n for _, n in fields} == children]
+        return match[0] if len(match) == 1 and len(self.records[match[0]]) == len(children) else None
+
     def _record(self, prefix: str) -> str | None:
         """A whole record omc declared field by field, as its constructor call."""
-        children = self.prefixes[prefix]
-        if any(f"{prefix}.{c}" not in self.scalars for c in children):
-            return None
-        match = [r for r, fields in self.records.items() if set(fields) == children and len(fields) == len(children)]
-        if len(match) != 1:
+        name = self._record_of(prefix)
+        if name is None:
             return None
         self.used.add("record classes")
-        name = match[0]
-        args = ", ".join(self._quote(f"{prefix}.{f}") for f in self.records[name])
+        args = ", ".join(self._quote(f"{prefix}.{f}") for _, f in self.records[name])
         return f"{self._class_name(name) if name in self.defined else name}({args})"
+
+    def _record_equations(self, text: str) -> str:
+        """`r = e;` between whole records (r declared field by field) as one equation per field,
+        `r.f = R__get_f(e);`, with a function reading the field (rumoca counts `R(r.a, r.b) = e`
+        as one equation)."""
+        getters: dict[str, tuple[str, str, str]] = {}
+        out = []
+        in_equations = False
+        for line, in_fn in self._lines(text):
+            if not in_fn and re.match(r"^\s*(?:initial\s+)?equation\s*$", line):
+                in_equations = True
+            m = re.match(rf"^(\s+)({_CREF})\s*=\s*(.*);(\s*\"[^\"]*\")?\s*$", line)
+            rec = self._record_of(norm_cref(m.group(2))) if m and in_equations and not in_fn else None
+            if rec is None:
+                out.append(line)
+                continue
+            self.used.add("record equations")
+            ind, lhs, rhs = m.group(1), m.group(2), m.group(3)
+            for ftype, f in self.records[rec]:
+                g = f"{rec.replace('.', '__')}__get__{f}"
+                getters[g] = (rec, ftype, f)
+                out.append(f"{ind}{lhs}.{f} = {g}({rhs});")
+        for g, (rec, ftype, f) in sorted(getters.items()):
+            out.append(f"function {g}\n  input {rec} r;\n  output {ftype} y;\nalgorithm\n  y := r.{f};\nend {g};")
+        return "\n".join(out)
 
 
 def needs_adaptation(cls: str) -> bool:
@@ -314,6 +375,7 @@ def needs_adaptation(cls: str) -> bool:
 def adapt(text: str, cls: str) -> tuple[str, list[str]]:
     """The file in a form rumoca compiles (see the module doc) and the adaptations it needed."""
     text, tabled = omc_tables.write_out(text)
+    text, used = omc_exprs.rewrite(text)
     a = Adapter(text, cls)
     out = a.adapt(text)
-    return out, sorted(a.used | ({"tables"} if tabled else set()))
+    return out, sorted(a.used | used | ({"tables"} if tabled else set()))

@@ -36,7 +36,7 @@ _LINEAR = re.compile(_PATH.format(r"Types[._]Smoothness[._]LinearSegments") + r"
 _LAST_TWO = re.compile(_PATH.format(r"Types[._]Extrapolation[._]LastTwoPoints") + r"$")
 
 
-def _call(text: str, start: int) -> tuple[int, list[str]] | None:
+def call_arguments(text: str, start: int) -> tuple[int, list[str]] | None:
     """From the `(` at start: (index after the matching `)`, top-level arguments)."""
     depth, args, cur, i = 0, [], [], start
     while i < len(text):
@@ -109,7 +109,7 @@ def _calls(text: str, tid: str, table: str, cols: list[int], rows: int) -> str:
     for m in pattern.finditer(text):
         if m.start() < i:
             continue
-        call = _call(text, m.end() - 1)
+        call = call_arguments(text, m.end() - 1)
         if call is None:
             continue
         end, args = call
