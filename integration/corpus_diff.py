@@ -175,7 +175,8 @@ def simulate(path: Path, model: str, stop: float, timeout: float) -> dict:
     dt = stop / STEPS
     times = [stop * k / SAMPLES for k in range(SAMPLES + 1)]
     cmd = [sys.executable, str(HARNESS), str(path), model, repr(stop), "--dt", repr(dt), "--no-bracket",
-           "--trajectory", "--rtol", repr(SIM_RTOL), "--atol", repr(SIM_ATOL), "--at", *[repr(t) for t in times]]
+           "--trajectory", "--rtol", repr(SIM_RTOL), "--atol", repr(SIM_ATOL),
+           "--max-wall-seconds", repr(max(1.0, timeout - 10.0)), "--at", *[repr(t) for t in times]]
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

@@ -10,8 +10,11 @@
   e contains a `$OMC$PositiveMax` (its denominator is then a sum of maxima with eps > 0, never 0/0).
 - `first outputs`: omc writes the first output of a function with several outputs as
   `f(...)[1]`; in Modelica a call in an expression is its first output: `f(...)`.
-- `comprehensions`: `array(E for $i in a:b)` (omc's iterator names start with `$`) over integer
-  literal bounds, unrolled `{E[$i:=a], ..., E[$i:=b]}`.
+- `literal subscripts`: an array constructor subscripted by an integer literal, `{a, b}[1]`, is
+  its element `(a)` (omc writes vectorised expressions so, and index vectors `rhos[{1, 2}[1]]`);
+  innermost constructors first.
+- `comprehensions`: `array(E for i in a:b)` over integer literal bounds, one iterator, unrolled
+  `{E[i:=a], ..., E[i:=b]}` (the iterator replaced where it stands as a whole name).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import omc_tables
 def rewrite(text: str) -> tuple[str, set[str]]:
     used = set()
     for name, step in (("String() arguments", _string_arguments), ("stream operators", _stream_operators),
-                       ("comprehensions", _comprehensions), ("first outputs", _first_outputs)):
+                       ("comprehensions", _comprehensions), ("first outputs", _first_outputs),
+                       ("literal subscripts", _literal_subscripts)):
         text, changed = step(text)
         if changed:
             used.add(name)
@@ -97,13 +101,21 @@ def _stream_operators(text: str) -> tuple[str, bool]:
 
 def _comprehensions(text: str) -> tuple[str, bool]:
     def rep(args, inner):
-        m = re.fullmatch(r"(.*)\sfor\s+(\$i\w*)\s+in\s+(\d+)\s*:\s*(\d+)\s*", inner, re.S)
+        m = re.fullmatch(r"(.*)\sfor\s+(\$?[A-Za-z_]\w*)\s+in\s+(\d+)\s*:\s*(\d+)\s*", inner, re.S)
         if len(args) != 1 or m is None:
             return None
         body, it, lo, hi = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
         if hi < lo or hi - lo > 1000:
             return None
-        return "{" + ", ".join(re.sub(rf"{re.escape(it)}(?!\w)", str(k), body.strip()) for k in range(lo, hi + 1)) + "}"
+        # the iterator as a whole name (not a field `a.i`, not inside a quoted name or a string)
+        occurrence = re.compile(rf'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|(?<![\w.$]){re.escape(it)}(?![\w])')
+        if "," in body and _top_level_comma(body):
+            return None  # several iterators or arguments: left as it is
+
+        def element(k):
+            return occurrence.sub(lambda o: str(k) if o.group(0) == it else o.group(0), body.strip())
+
+        return "{" + ", ".join(element(k) for k in range(lo, hi + 1)) + "}"
 
     return _calls(text, r"(?<![\w.'])array\(", rep)
 
@@ -129,3 +141,37 @@ def _first_outputs(text: str) -> tuple[str, bool]:
         i, changed = end + sub.end(), True
     out.append(text[i:])
     return "".join(out), changed
+
+
+def _literal_subscripts(text: str) -> tuple[str, bool]:
+    changed = False
+    while True:
+        out, i, step = [], 0, False
+        for m in re.finditer(r"\{", text):
+            if m.start() < i:
+                continue
+            call = omc_tables.call_arguments(text, m.start())
+            if call is None:
+                continue
+            end, items = call
+            sub = re.match(r"\[\s*(\d+)\s*\]", text[end:])
+            if sub is None or not 1 <= int(sub.group(1)) <= len(items) or "{" in text[m.start() + 1 : end - 1] \
+                    or re.search(r"\sfor\s", text[m.start() : end]):
+                continue
+            out.append(text[i : m.start()] + f"({items[int(sub.group(1)) - 1]})")
+            i, step = end + sub.end(), True
+        out.append(text[i:])
+        text = "".join(out)
+        if not step:
+            return text, changed
+        changed = True
+
+
+def _top_level_comma(body: str) -> bool:
+    depth = 0
+    for c in body:
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if c == "," and depth == 0:
+            return True
+    return False
