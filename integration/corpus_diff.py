@@ -232,6 +232,32 @@ def compare(a: dict, b: dict, rtol: float, atol: float) -> dict:
             "samples_at_events": sum(at_event)}
 
 
+# What a rumoca message means for the comparison (checked on the corpus, 2026-11-25): a limit of
+# rumoca 0.10.2 or of the adaptation, said in the table before the message itself.
+_WHY = [
+    (r"ExternalCombiTable1D|ExternalCombiTimeTable", "[rumoca runs no external C function: an MSL table "
+     "(ModelicaStandardTables) that omc_tables cannot write out] "),
+    (r"impure external function", "[rumoca runs no external function (LAPACK)] "),
+    (r"tuple elements in when-equation", "[rumoca: a tuple assignment in a when-equation to an array omc "
+     "scalarised] "),
+    (r"more than one semantic definition owner", "[rumoca: Boolean alias equations not in solved form] "),
+    (r"der\(\.\.\.\) must have exactly one", "[rumoca: der() of an expression] "),
+    (r"event condition equations did not converge|event iteration at t=", "[rumoca fails at an event] "),
+    (r"missing state mapping for event reinitialization", "[rumoca: internal error at index reduction] "),
+    (r"singular in its active branch combination", "[rumoca finds the model singular in a mode] "),
+    (r"unexpected `\(`", "[not adapted: omc's partial application `function f(#(x))`] "),
+    (r"`algorithm` is a reserved keyword", "[not adapted: omc's array assignment `{a, b} := pre({c, d})`] "),
+    (r"timeout after", "[rumoca's wall-time limit] "),
+]
+
+
+def why(msg) -> str:
+    for pattern, text in _WHY:
+        if msg and re.search(pattern, msg):
+            return text
+    return ""
+
+
 def short(msg, n=110) -> str:
     s = " ".join((msg or "").split())
     return s if len(s) <= n else s[: n - 3] + "..."
@@ -308,13 +334,14 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
                 row["note"] += f"; off events worst {fmt_dev(c['worst_off_events'])}"
     elif ob:
         row["verdict"] = "fixed"
-        row["note"] = f"original {a['status']}: {short(a.get('message'), 90)}"
+        row["note"] = f"original {a['status']}: {why(a.get('message'))}{short(a.get('message'), 90)}"
     elif oa:
         row["verdict"] = "REGRESSION"
-        row["note"] = f"output {b['status']}: {short(b.get('message'), 90)}"
+        row["note"] = f"output {b['status']}: {why(b.get('message'))}{short(b.get('message'), 90)}"
     else:
         row["verdict"] = "both fail"
-        row["note"] = f"original: {short(a.get('message'), 70)} / output: {short(b.get('message'), 70)}"
+        row["note"] = (f"original: {why(a.get('message'))}{short(a.get('message'), 70)} / "
+                       f"output: {why(b.get('message'))}{short(b.get('message'), 70)}")
     if row.get("adapted"):
         row["note"] = f"omc notation adapted ({', '.join(row['adapted'])}); " + row["note"]
     return row
@@ -410,6 +437,10 @@ def main(argv=None) -> int:
         f"removed); timeout {args.timeout:g} s per simulation. Wall time of this run: {elapsed:.0f} s "
         f"({args.jobs} jobs).",
         "Worst deviation: |a-b| (its ratio to the tolerance) variable @ time: original vs output.",
+        "`omc -i` drops the experiment annotation: no msl-flat file has one, so those pairs run 0-1 s. "
+        "`omc notation adapted (...)`: the steps of omc_notation.py applied identically to both sides "
+        "(each exact; see integration/README.md). A note in [brackets] says what a rumoca message means: "
+        "a limit of rumoca 0.10.2 or a notation the adaptation does not cover; such a pair is not compared.",
     ]
     if not args.no_results:
         args.results.parent.mkdir(parents=True, exist_ok=True)
