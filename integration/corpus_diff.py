@@ -2,7 +2,7 @@
 """Differential simulation check over the corpus: original vs mdae-rimis output, both in rumoca.
 
     .venv/bin/python integration/corpus_diff.py [--corpus DIR] [--only SUBSTRING ...] [--jobs 2]
-                                                [--timeout 60] [--rtol 1e-4] [--atol 1e-6]
+                                                [--timeout 300] [--rtol 1e-4] [--atol 1e-6]
                                                 [--keep DIR] [--results FILE | --no-results]
 
 1. Runs the mdae-rimis binary ($MDAE_RIMIS_BIN, else target/release/mdae-rimis) in batch mode
@@ -380,7 +380,7 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", type=Path, default=CORPUS, help=f"corpus root (default {CORPUS})")
     ap.add_argument("--only", nargs="*", default=None, metavar="SUBSTRING", help="only files whose name contains one")
     ap.add_argument("--jobs", type=int, default=2, help="pairs simulated at once (default 2)")
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per simulation (default 60)")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per simulation (default 300)")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-6)
     ap.add_argument("--keep", type=Path, default=None, help="copy the rewritten outputs into this folder")
