@@ -22,6 +22,9 @@
      REGRESSION    the original simulates, the output fails
      both fail     neither simulates (both messages, shortened)
      timeout       a run was killed after --timeout seconds (said which)
+   Where the original fails at a time rumoca names (`at t=...`), both are run again to 95% of that
+   time and compared there: the note says `before the original fails: agree on [0, t]`, and a
+   deviation there makes the verdict MISMATCH.
    Variable names are compared with Base Modelica quotes removed ('a.b' and a.b are one name);
    variables of only one side (the output's replicates, dummy derivatives, ...) are not compared.
 4. Prints a table and a summary line, and writes the table as markdown to
@@ -258,6 +261,23 @@ def why(msg) -> str:
     return ""
 
 
+def before_failure(a: dict, b: dict, stop: float, run, rtol: float, atol: float) -> tuple[float, dict | None] | None:
+    """Where the original fails at a time rumoca names (`... at t=0.0068`) and the output is not
+    known to fail earlier: both runs again to 95% of that time and compared there, so that a
+    pair whose original rumoca cannot finish is still compared as far as it goes.
+    (t, comparison or None when a shorter run failed), or None when not applicable."""
+    if a["status"] != "failed" or b["status"] not in ("ok", "failed", "timeout"):
+        return None
+    m = re.search(r"\bat t=([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)", a.get("message") or "")
+    if m is None or not 1e-3 * stop <= float(m.group(1)) < stop:
+        return None
+    t = 0.95 * float(m.group(1))
+    a2, b2 = run(t)
+    if a2["status"] != "ok" or b2["status"] != "ok":
+        return t, None
+    return t, compare(a2, b2, rtol, atol)
+
+
 def short(msg, n=110) -> str:
     s = " ".join((msg or "").split())
     return s if len(s) <= n else s[: n - 3] + "..."
@@ -296,11 +316,11 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
             row["adapted"] = sorted(set(aused) | set(bused))
             pa.write_text(atext, encoding="utf-8")
             pb.write_text(btext, encoding="utf-8")
-            a = simulate(pa, RUMOCA_CLASS, stop, timeout)
-            b = simulate(pb, RUMOCA_CLASS, stop, timeout)
+            runs = ((pa, RUMOCA_CLASS), (pb, RUMOCA_CLASS))
         else:
-            a = simulate(original, omodel, stop, timeout)
-            b = simulate(output, umodel, stop, timeout)
+            runs = ((original, omodel), (output, umodel))
+        a, b = (simulate(path, model, stop, timeout) for path, model in runs)
+        prefix = before_failure(a, b, stop, lambda t: [simulate(p, m, t, timeout) for p, m in runs], rtol, atol)
     row.update(orig_status=a["status"], out_status=b["status"], orig_message=a.get("message"),
                out_message=b.get("message"), elapsed_s=round((a.get("elapsed_s") or 0) + (b.get("elapsed_s") or 0), 2))
     oa, ob = a["status"] == "ok", b["status"] == "ok"
@@ -342,6 +362,17 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
         row["verdict"] = "both fail"
         row["note"] = (f"original: {why(a.get('message'))}{short(a.get('message'), 70)} / "
                        f"output: {why(b.get('message'))}{short(b.get('message'), 70)}")
+    if prefix is not None:
+        t, c = prefix
+        if c is None:
+            row["note"] += f"; before the original fails: not compared (a run to t={t:.4g} failed)"
+        elif c["worst"][0] <= 1.0:
+            row["note"] += (f"; before the original fails: agree on [0, {t:.4g}] ({c['common']} vars, worst "
+                            f"{fmt_dev(c['worst'])})")
+        else:
+            row["verdict"] = "MISMATCH"
+            row["deviation"] = fmt_dev(c["worst"])
+            row["note"] += f"; before the original fails: MISMATCH on [0, {t:.4g}] ({c['common']} vars)"
     if row.get("adapted"):
         row["note"] = f"omc notation adapted ({', '.join(row['adapted'])}); " + row["note"]
     return row
