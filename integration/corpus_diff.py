@@ -2,7 +2,7 @@
 """Differential simulation check over the corpus: original vs mdae-rimis output, both in rumoca.
 
     .venv/bin/python integration/corpus_diff.py [--corpus DIR] [--only SUBSTRING ...] [--jobs 2]
-                                                [--timeout 60] [--rtol 1e-4] [--atol 1e-6]
+                                                [--timeout 300] [--rtol 1e-4] [--atol 1e-6]
                                                 [--keep DIR] [--results FILE | --no-results]
 
 1. Runs the mdae-rimis binary ($MDAE_RIMIS_BIN, else target/release/mdae-rimis) in batch mode
@@ -22,6 +22,9 @@
      REGRESSION    the original simulates, the output fails
      both fail     neither simulates (both messages, shortened)
      timeout       a run was killed after --timeout seconds (said which)
+   Where the original fails at a time rumoca names (`at t=...`), both are run again to 95% of that
+   time and compared there: the note says `before the original fails: agree on [0, t]`, and a
+   deviation there makes the verdict MISMATCH.
    Variable names are compared with Base Modelica quotes removed ('a.b' and a.b are one name);
    variables of only one side (the output's replicates, dummy derivatives, ...) are not compared.
 4. Prints a table and a summary line, and writes the table as markdown to
@@ -57,6 +60,7 @@ STEPS = 500  # output step stop/STEPS (harness default)
 
 sys.path.insert(0, str(HERE))
 import harness  # noqa: E402  (text helpers only; the simulations run in subprocesses)
+import omc_notation  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,55 +111,11 @@ def is_rewritten(text: str) -> bool:
     return any(line.startswith("  // REPL:") for line in text.splitlines())
 
 
-# omc prints flat models with dotted names (`Real a.b;`, `class Modelica.X.Y`), which is not
-# Modelica: rumoca refuses them at parse time. For such files (both sides alike) the comparison uses
-# a rumoca form: every dotted variable/class name quoted ('a.b'), the simulated class renamed
-# CorpusModel, `enumeration(never, ..., always)` as StateSelect, other inline enumeration types as
-# Integer with their literals replaced by their 1-based index. Not a semantic transformation of the
-# model; the table says which rows used it ("omc notation adapted").
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|\'(?:[^\'\\]|\\.)*\'|\benumeration\s*\(([^()]*)\)'
-                     r'|([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)', re.S)
-_STATE_SELECT = ["never", "avoid", "default", "prefer", "always"]
-_DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
-_DEFINED = re.compile(r"^\s*(?:(?:partial|encapsulated|final|impure|pure)\s+)*"
-                      rf"(?:function|record|type|class|model|block|package|connector)\s+({_DOTTED})", re.M)
-_DECLARED = re.compile(r"^\s*(?:(?:protected|public|final|parameter|constant|discrete|input|output|flow|stream)\s+)*"
-                       r"(?:Real|Integer|Boolean|String|enumeration\s*\([^()]*\))\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)", re.M)
-RUMOCA_CLASS = "CorpusModel"
-
-
-def needs_adaptation(cls: str) -> bool:
-    return "." in cls and not cls.startswith("'")
-
-
-def rumoca_form(text: str, cls: str) -> str:
-    """The file in a form rumoca parses (see above); `cls` becomes RUMOCA_CLASS."""
-    lits: dict[str, int] = {}
-    for m in re.finditer(r"\benumeration\s*\(([^()]*)\)", text):
-        names = [x.strip() for x in m.group(1).split(",")]
-        if names != _STATE_SELECT:
-            for i, n in enumerate(names):
-                lits.setdefault(n, i + 1)
-    defined, declared = set(_DEFINED.findall(text)), set(_DECLARED.findall(text))
-
-    def rep(m):
-        if m.group(1) is not None:
-            return "StateSelect" if [x.strip() for x in m.group(1).split(",")] == _STATE_SELECT else "Integer"
-        n = m.group(2)
-        if n is None:
-            return m.group(0)
-        if n == cls:
-            return RUMOCA_CLASS
-        if n.split(".")[0] in ("StateSelect", "AssertionLevel"):
-            return n
-        if n in defined or n in declared:
-            return f"'{n}'"
-        prefix, last = n.rsplit(".", 1)
-        if last in lits and prefix not in declared:
-            return str(lits[last])
-        return f"'{n}'"
-
-    return _TOKENS.sub(rep, text)
+# omc's flat notation (dotted names, scalarised arrays, records by their fields, inline enumerations)
+# is not Modelica; for such files both sides are given to rumoca in the form omc_notation.adapt
+# writes (meaning-preserving; the table lists the adaptations a pair needed).
+RUMOCA_CLASS = omc_notation.RUMOCA_CLASS
+needs_adaptation = omc_notation.needs_adaptation
 
 
 def norm(name: str) -> str:
@@ -185,7 +145,7 @@ def find_rewritten(out_dir: Path, corpus: Path = CORPUS, dirs=CORPUS_DIRS, only=
         raise RuntimeError(f"{binary()} --out-dir: exit {proc.returncode}: {proc.stderr.strip()[:500]}")
     pairs, summary = [], ""
     for line in (proc.stdout + "\n" + proc.stderr).splitlines():
-        m = re.match(r"^ok\s+(.*?) -> (.*)$", line)
+        m = re.match(r"^ok\s+(.*?) -> (.*?)(?: \(\d+ warnings?\))?$", line)
         if m:
             orig, out = Path(m.group(1)), Path(m.group(2))
             if only and not any(s in orig.name for s in only):
@@ -218,7 +178,8 @@ def simulate(path: Path, model: str, stop: float, timeout: float) -> dict:
     dt = stop / STEPS
     times = [stop * k / SAMPLES for k in range(SAMPLES + 1)]
     cmd = [sys.executable, str(HARNESS), str(path), model, repr(stop), "--dt", repr(dt), "--no-bracket",
-           "--trajectory", "--rtol", repr(SIM_RTOL), "--atol", repr(SIM_ATOL), "--at", *[repr(t) for t in times]]
+           "--trajectory", "--rtol", repr(SIM_RTOL), "--atol", repr(SIM_ATOL),
+           "--max-wall-seconds", repr(max(1.0, timeout - 10.0)), "--at", *[repr(t) for t in times]]
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -274,6 +235,49 @@ def compare(a: dict, b: dict, rtol: float, atol: float) -> dict:
             "samples_at_events": sum(at_event)}
 
 
+# What a rumoca message means for the comparison (checked on the corpus, 2026-11-25): a limit of
+# rumoca 0.10.2 or of the adaptation, said in the table before the message itself.
+_WHY = [
+    (r"ExternalCombiTable1D|ExternalCombiTimeTable", "[rumoca runs no external C function: an MSL table "
+     "(ModelicaStandardTables) that omc_tables cannot write out] "),
+    (r"impure external function", "[rumoca runs no external function (LAPACK)] "),
+    (r"tuple elements in when-equation", "[rumoca: a tuple assignment in a when-equation to an array omc "
+     "scalarised] "),
+    (r"more than one semantic definition owner", "[rumoca: Boolean alias equations not in solved form] "),
+    (r"der\(\.\.\.\) must have exactly one", "[rumoca: der() of an expression] "),
+    (r"event condition equations did not converge|event iteration at t=", "[rumoca fails at an event] "),
+    (r"missing state mapping for event reinitialization", "[rumoca: internal error at index reduction] "),
+    (r"singular in its active branch combination", "[rumoca finds the model singular in a mode] "),
+    (r"unexpected `\(`", "[not adapted: omc's partial application `function f(#(x))`] "),
+    (r"`algorithm` is a reserved keyword", "[not adapted: omc's array assignment `{a, b} := pre({c, d})`] "),
+    (r"timeout after", "[rumoca's wall-time limit] "),
+]
+
+
+def why(msg) -> str:
+    for pattern, text in _WHY:
+        if msg and re.search(pattern, msg):
+            return text
+    return ""
+
+
+def before_failure(a: dict, b: dict, stop: float, run, rtol: float, atol: float) -> tuple[float, dict | None] | None:
+    """Where the original fails at a time rumoca names (`... at t=0.0068`) and the output is not
+    known to fail earlier: both runs again to 95% of that time and compared there, so that a
+    pair whose original rumoca cannot finish is still compared as far as it goes.
+    (t, comparison or None when a shorter run failed), or None when not applicable."""
+    if a["status"] != "failed" or b["status"] not in ("ok", "failed", "timeout"):
+        return None
+    m = re.search(r"\bat t=([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)", a.get("message") or "")
+    if m is None or not 1e-3 * stop <= float(m.group(1)) < stop:
+        return None
+    t = 0.95 * float(m.group(1))
+    a2, b2 = run(t)
+    if a2["status"] != "ok" or b2["status"] != "ok":
+        return t, None
+    return t, compare(a2, b2, rtol, atol)
+
+
 def short(msg, n=110) -> str:
     s = " ".join((msg or "").split())
     return s if len(s) <= n else s[: n - 3] + "..."
@@ -307,13 +311,16 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
             pa, pb = Path(tmp) / "original" / original.name, Path(tmp) / "output" / output.name
             pa.parent.mkdir()
             pb.parent.mkdir()
-            pa.write_text(rumoca_form(otext, omodel), encoding="utf-8")
-            pb.write_text(rumoca_form(utext, umodel), encoding="utf-8")
-            a = simulate(pa, RUMOCA_CLASS, stop, timeout)
-            b = simulate(pb, RUMOCA_CLASS, stop, timeout)
+            atext, aused = omc_notation.adapt(otext, omodel)
+            btext, bused = omc_notation.adapt(utext, umodel)
+            row["adapted"] = sorted(set(aused) | set(bused))
+            pa.write_text(atext, encoding="utf-8")
+            pb.write_text(btext, encoding="utf-8")
+            runs = ((pa, RUMOCA_CLASS), (pb, RUMOCA_CLASS))
         else:
-            a = simulate(original, omodel, stop, timeout)
-            b = simulate(output, umodel, stop, timeout)
+            runs = ((original, omodel), (output, umodel))
+        a, b = (simulate(path, model, stop, timeout) for path, model in runs)
+        prefix = before_failure(a, b, stop, lambda t: [simulate(p, m, t, timeout) for p, m in runs], rtol, atol)
     row.update(orig_status=a["status"], out_status=b["status"], orig_message=a.get("message"),
                out_message=b.get("message"), elapsed_s=round((a.get("elapsed_s") or 0) + (b.get("elapsed_s") or 0), 2))
     oa, ob = a["status"] == "ok", b["status"] == "ok"
@@ -347,15 +354,27 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
                 row["note"] += f"; off events worst {fmt_dev(c['worst_off_events'])}"
     elif ob:
         row["verdict"] = "fixed"
-        row["note"] = f"original {a['status']}: {short(a.get('message'), 90)}"
+        row["note"] = f"original {a['status']}: {why(a.get('message'))}{short(a.get('message'), 90)}"
     elif oa:
         row["verdict"] = "REGRESSION"
-        row["note"] = f"output {b['status']}: {short(b.get('message'), 90)}"
+        row["note"] = f"output {b['status']}: {why(b.get('message'))}{short(b.get('message'), 90)}"
     else:
         row["verdict"] = "both fail"
-        row["note"] = f"original: {short(a.get('message'), 70)} / output: {short(b.get('message'), 70)}"
+        row["note"] = (f"original: {why(a.get('message'))}{short(a.get('message'), 70)} / "
+                       f"output: {why(b.get('message'))}{short(b.get('message'), 70)}")
+    if prefix is not None:
+        t, c = prefix
+        if c is None:
+            row["note"] += f"; before the original fails: not compared (a run to t={t:.4g} failed)"
+        elif c["worst"][0] <= 1.0:
+            row["note"] += (f"; before the original fails: agree on [0, {t:.4g}] ({c['common']} vars, worst "
+                            f"{fmt_dev(c['worst'])})")
+        else:
+            row["verdict"] = "MISMATCH"
+            row["deviation"] = fmt_dev(c["worst"])
+            row["note"] += f"; before the original fails: MISMATCH on [0, {t:.4g}] ({c['common']} vars)"
     if row.get("adapted"):
-        row["note"] = "omc notation adapted; " + row["note"]
+        row["note"] = f"omc notation adapted ({', '.join(row['adapted'])}); " + row["note"]
     return row
 
 
@@ -392,7 +411,7 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", type=Path, default=CORPUS, help=f"corpus root (default {CORPUS})")
     ap.add_argument("--only", nargs="*", default=None, metavar="SUBSTRING", help="only files whose name contains one")
     ap.add_argument("--jobs", type=int, default=2, help="pairs simulated at once (default 2)")
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per simulation (default 60)")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per simulation (default 300)")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-6)
     ap.add_argument("--keep", type=Path, default=None, help="copy the rewritten outputs into this folder")
@@ -449,6 +468,10 @@ def main(argv=None) -> int:
         f"removed); timeout {args.timeout:g} s per simulation. Wall time of this run: {elapsed:.0f} s "
         f"({args.jobs} jobs).",
         "Worst deviation: |a-b| (its ratio to the tolerance) variable @ time: original vs output.",
+        "`omc -i` drops the experiment annotation: no msl-flat file has one, so those pairs run 0-1 s. "
+        "`omc notation adapted (...)`: the steps of omc_notation.py applied identically to both sides "
+        "(each exact; see integration/README.md). A note in [brackets] says what a rumoca message means: "
+        "a limit of rumoca 0.10.2 or a notation the adaptation does not cover; such a pair is not compared.",
     ]
     if not args.no_results:
         args.results.parent.mkdir(parents=True, exist_ok=True)

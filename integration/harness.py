@@ -427,12 +427,15 @@ def main(argv=None) -> int:
                     help="rumoca: do not re-run shorter simulations to bracket the failure time")
     ap.add_argument("--rtol", type=float, default=None, help="rumoca: solver relative tolerance")
     ap.add_argument("--atol", type=float, default=None, help="rumoca: solver absolute tolerance")
+    ap.add_argument("--max-wall-seconds", type=float, default=None,
+                    help="rumoca: its own limit on one simulation's wall time (default 60)")
     args = ap.parse_args(argv)
     opts = {}
     if args.simulator == "rumoca" and args.no_bracket:
         opts["bracket_failure"] = False
     if args.simulator == "rumoca":
-        opts.update({k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None})
+        opts.update({k: v for k, v in (("rtol", args.rtol), ("atol", args.atol),
+                                        ("max_wall_seconds", args.max_wall_seconds)) if v is not None})
     try:
         rec = simulate(args.file, args.model, args.stop_time, args.at, args.simulator, args.dt,
                        args.trajectory, **opts)

@@ -189,20 +189,40 @@ fn is_real(plan: &Plan, x: &Expr) -> bool {
 }
 
 /// For each equation of a block, the index of a written variable it contains, all
-/// distinct (a perfect matching of the block, by augmenting paths).
+/// distinct (a perfect matching of the block, by augmenting paths). An equation that is
+/// solved for a written variable as written (`x = f(…)`, or `f(…) = x`) is matched to it
+/// where the matching allows: a tool pairs the rows of the two branches by position and
+/// analyses their union, so `x = f(…)` paired with `y = 0` couples x and y in a loop that
+/// neither branch has (a rewritten ThreeTanks did not initialise in rumoca for that).
 fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
+    let texts: Vec<String> = written.iter().map(expr_to_string).collect();
     let contains = |e: usize, w: usize| {
-        let text = expr_to_string(&written[w]);
         let mut found = false;
         for side in [&eqs[e].0, &eqs[e].1] {
-            exprs::for_each(side, &mut |x| found |= expr_to_string(x) == text);
+            exprs::for_each(side, &mut |x| found |= expr_to_string(x) == texts[w]);
         }
         found
     };
-    let adj: Vec<Vec<usize>> =
-        (0..eqs.len()).map(|e| (0..written.len()).filter(|&w| contains(e, w)).collect()).collect();
+    let solved_for = |e: usize| -> Vec<usize> {
+        let sides = [expr_to_string(&eqs[e].0), expr_to_string(&eqs[e].1)];
+        sides.iter().filter_map(|s| texts.iter().position(|t| t == s)).collect()
+    };
+    let adj: Vec<Vec<usize>> = (0..eqs.len())
+        .map(|e| {
+            let first = solved_for(e);
+            let rest = (0..written.len()).filter(|w| !first.contains(w) && contains(e, *w));
+            first.iter().copied().chain(rest).collect()
+        })
+        .collect();
     let mut owner: Vec<Option<usize>> = vec![None; written.len()];
+    // A free variable first, then augmenting paths: a pairing made is only moved when
+    // no free variable is left to the equation that needs it.
     fn augment(e: usize, adj: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+        if let Some(&w) = adj[e].iter().find(|&&w| owner[w].is_none() && !seen[w]) {
+            seen[w] = true;
+            owner[w] = Some(e);
+            return true;
+        }
         for &w in &adj[e] {
             if !seen[w] {
                 seen[w] = true;
@@ -214,7 +234,8 @@ fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
         }
         false
     }
-    for e in 0..eqs.len() {
+    let (explicit, implicit): (Vec<usize>, Vec<usize>) = (0..eqs.len()).partition(|&e| !solved_for(e).is_empty());
+    for e in explicit.into_iter().chain(implicit) {
         augment(e, &adj, &mut owner, &mut vec![false; written.len()]);
     }
     let mut out: Vec<usize> = (0..eqs.len()).collect();
@@ -342,4 +363,31 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::guarded;
+    use crate::rimis::exprs::name;
+    use crate::rimis::symbolic::testutil::parse_expr;
+    use crate::syntax::printer::equation_to_string;
+
+    /// Outside its modes each written variable is set to 0 on the row of the equation
+    /// solved for it as written: `rho = f(h)` pairs with `rho = 0`, not `h = 0` (any
+    /// perfect matching is correct, but a tool analyses the union of the paired rows).
+    #[test]
+    fn else_rows_pair_with_the_equation_solved_for_their_variable() {
+        let eqs = ["rho", "f(h)", "p", "g(rho)", "h", "k(p)"]
+            .chunks(2)
+            .map(|s| (parse_expr(s[0]), parse_expr(s[1])))
+            .collect();
+        let written = [name("rho"), name("p"), name("h")];
+        let text = equation_to_string(&guarded(name("c"), eqs, &written), 0);
+        let rows: Vec<&str> = text.lines().map(str::trim).collect();
+        assert_eq!(
+            rows,
+            ["if c then", "rho = f(h);", "p = g(rho);", "h = k(p);", "else", "rho = 0;", "p = 0;", "h = 0;", "end if;"],
+            "{text}"
+        );
+    }
 }
