@@ -16,12 +16,16 @@
 //!
 //! The split refines the parts edge by edge in the block's order: after the last edge the
 //! parts are exactly the non-empty classes of (χ_E, σ) vectors, so the number of parts
-//! never exceeds the number of classes and the budget is checked as they grow.
+//! never exceeds the number of classes and the budget is checked as they grow. Before it,
+//! [`class_count`] decides from independent parts of the mode space whether the classes
+//! exceed the limit (the paper's families: exponentially many in N), so that such a block goes to the
+//! programme without 16,384 parts built for nothing.
 //! Deterministic: the parts and the matching are functions of the input only. In each
 //! part the matching is a maximum-weight one, not necessarily the least in the variable
 //! order that the programme keeps; every later step (Pryce's dual, the blocks, their
 //! conditions) depends only on the matching being of maximum weight.
 
+use super::class_count;
 use super::ops::{and, and_not, or};
 use super::{Encoding, Stats};
 use crate::analysis::matching::{Graph, max_weight_perfect_matching};
@@ -110,7 +114,7 @@ impl Split {
 }
 
 /// The non-empty pieces of `modes` by the edge `k`: absent, then present by value of σ.
-fn pieces(enc: &Encoding, k: usize, values: &[(u32, Bdd)], modes: &Bdd) -> Vec<(Option<u32>, Bdd)> {
+pub(super) fn pieces(enc: &Encoding, k: usize, values: &[(u32, Bdd)], modes: &Bdd) -> Vec<(Option<u32>, Bdd)> {
     let e = &enc.edges[k];
     let mut out = Vec::new();
     let absent = and_not(modes, &e.active);
@@ -158,6 +162,9 @@ fn split(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<Split> {
                 signature_of.push(g);
             }
         }
+    }
+    if !enc.valid.is_false() && class_count::exceeds(enc, &signatures) {
+        return None;
     }
     let mut parts = vec![Part { modes: enc.valid.clone(), sigma: Vec::with_capacity(signatures.len()) }];
     if enc.valid.is_false() {

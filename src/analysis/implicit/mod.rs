@@ -19,6 +19,7 @@
 
 mod bits;
 mod blocks;
+mod class_count;
 mod classes;
 mod closure;
 mod dual;
