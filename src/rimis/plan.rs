@@ -357,7 +357,11 @@ impl<'a> Plan<'a> {
         let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
         let valuation = BddPartialValuation::from_values(&lits);
         let v = Rc::new(lits.iter().all(|&(x, v)| valuation.get_value(x) == Some(v)).then_some(valuation));
-        self.valuations.borrow_mut().insert(at.to_vec(), v.clone());
+        // Kept for the cube of start values asked once per mode equation; one literal asked
+        // per switch is not kept (O(modes) each: quadratic memory over every switch).
+        if at.len() > 1 {
+            self.valuations.borrow_mut().insert(at.to_vec(), v.clone());
+        }
         v
     }
 
