@@ -22,6 +22,7 @@ mod blocks;
 mod classes;
 mod closure;
 mod dual;
+mod factors;
 mod ops;
 mod optimal;
 mod order;

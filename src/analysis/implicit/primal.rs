@@ -24,7 +24,7 @@
 //! nodes at N = 100, `benches/scale.rs`).
 
 use super::{Encoding, Stats};
-use super::{classes, optimal};
+use super::{classes, factors, optimal};
 use crate::analysis::dm::fine_blocks;
 use crate::analysis::matching::Graph;
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
@@ -85,7 +85,12 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
 
 /// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge.
 fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<Bdd>) {
-    if let Some(solved) = classes::solve_block(enc, edges, stats) {
+    if !stats.factors_only
+        && let Some(solved) = classes::solve_block(enc, edges, stats)
+    {
+        return solved;
+    }
+    if let Some(solved) = factors::solve_block(enc, edges, stats) {
         return solved;
     }
     let set = enc.set();
