@@ -182,8 +182,10 @@ fn no_singular_mode(m: &mdae::Mdae) -> Result<(), String> {
                 Some(s) => {
                     let mode: Vec<(String, bool)> =
                         s.example.iter().map(|&(id, v)| (analysis::every_mode::mode_text(m, id), v)).collect();
-                    let over: Vec<String> = s.overdetermined.iter().map(|&i| m.equations[i.index()].id.clone()).collect();
-                    let under: Vec<String> = s.underdetermined.iter().map(|&j| m.vars[j.index()].name.clone()).collect();
+                    let over: Vec<String> =
+                        s.overdetermined.iter().map(|&i| m.equations[i.index()].id.clone()).collect();
+                    let under: Vec<String> =
+                        s.underdetermined.iter().map(|&j| m.vars[j.index()].name.clone()).collect();
                     singular(&mode, &over, &under)
                 }
             },
