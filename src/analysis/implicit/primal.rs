@@ -15,7 +15,8 @@
 //! Inside a block, T_b is first sought by structural classes ([`classes`]: the valid
 //! modes split by the existence and order of the block's varying edges, one single-mode
 //! maximum-weight matching per class) when there are at most `CLASS_LIMIT` of them;
-//! otherwise X_b is kept as its local constraints (one per row, column and edge) and
+//! then factor by factor ([`factors`]: split one signature at a time, decompose again,
+//! independent sub-blocks split on their own) within its budget; otherwise X_b is kept as its local constraints (one per row, column and edge) and
 //! [`optimal`] finds T_b by a dynamic programme over the variable order, without the
 //! paper's weight ω and bitwise arg-max. On the Westinghouse brake H is one irreducible
 //! block (each valve's two branches close alternating cycles along the whole train) and
