@@ -184,7 +184,7 @@ fn witness(mdae: &Mdae, space: &ModeSpace, valid: &Bdd, b: &Block, cube: &BddPar
 }
 
 /// A mode as the model writes it: a variable by name, an atom by its condition.
-pub fn mode_text(mdae: &Mdae, m: ModeId) -> String {
+fn mode_text(mdae: &Mdae, m: ModeId) -> String {
     let mode = &mdae.modes[m.index()];
     match &mode.kind {
         ModeKind::Atom { expr } => expr.clone(),

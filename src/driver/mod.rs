@@ -156,41 +156,22 @@ pub fn self_check(file: &SourceFile, model: &mdae::Mdae, text: &str, n_blocks: u
 }
 
 /// The output is structurally nonsingular in every valid mode (the input's singular modes
-/// are invalid in it: it asserts they are never entered, `rimis::singular`): the union
-/// analysis of [`analysis::oblivious::meets_the_guarantee`] can be nonsingular while a mode
-/// is not, which `--check` on the output would report (issue 13). Where the modes are few
-/// enough, by enumeration ([`analysis::every_mode`]); otherwise by the exact analysis of
-/// the output, as `--check` runs it (a rewritten TanksWithOverflow: 2^18 assignments of
-/// one block's modes, decided by the implicit analysis). An output that neither decides
-/// is refused, not emitted unchecked.
+/// are invalid in it: it asserts they are never entered, `rimis::singular`), where the
+/// modes are few enough to enumerate ([`analysis::every_mode`]): the union analysis of
+/// [`analysis::oblivious::meets_the_guarantee`] can be nonsingular while a mode is not,
+/// which `--check` on the output would report (issue 13).
 fn no_singular_mode(m: &mdae::Mdae) -> Result<(), String> {
-    let singular = |mode: &[(String, bool)], over: &[String], under: &[String]| {
-        let mode: Vec<String> = mode.iter().map(|(n, v)| if *v { n.clone() } else { format!("not {n}") }).collect();
-        Err(format!(
-            "its output is structurally singular when {} (overdetermined equations [{}], underdetermined variables [{}])",
-            mode.join(" and "),
-            over.join(", "),
-            under.join(", ")
-        ))
-    };
     match analysis::every_mode::check(m) {
-        analysis::every_mode::EveryMode::Singular { mode, over, under } => singular(&mode, &over, &under),
-        analysis::every_mode::EveryMode::Regular => Ok(()),
-        analysis::every_mode::EveryMode::NotChecked => match analysis::analyse(m, Strategy::Auto) {
-            Ok(cdg) => match cdg.singular.first() {
-                None => Ok(()),
-                Some(s) => {
-                    let mode: Vec<(String, bool)> =
-                        s.example.iter().map(|&(id, v)| (analysis::every_mode::mode_text(m, id), v)).collect();
-                    let over: Vec<String> =
-                        s.overdetermined.iter().map(|&i| m.equations[i.index()].id.clone()).collect();
-                    let under: Vec<String> =
-                        s.underdetermined.iter().map(|&j| m.vars[j.index()].name.clone()).collect();
-                    singular(&mode, &over, &under)
-                }
-            },
-            Err(e) => Err(format!("its output's check of every mode is undecided: {e}")),
-        },
+        analysis::every_mode::EveryMode::Singular { mode, over, under } => {
+            let mode: Vec<String> = mode.iter().map(|(n, v)| if *v { n.clone() } else { format!("not {n}") }).collect();
+            Err(format!(
+                "its output is structurally singular when {} (overdetermined equations [{}], underdetermined variables [{}])",
+                mode.join(" and "),
+                over.join(", "),
+                under.join(", ")
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
