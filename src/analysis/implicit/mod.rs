@@ -23,6 +23,7 @@ mod class_count;
 mod classes;
 mod closure;
 mod dual;
+mod factors;
 mod ops;
 mod optimal;
 mod order;

@@ -15,7 +15,8 @@
 //! Inside a block, T_b is first sought by structural classes ([`classes`]: the valid
 //! modes split by the existence and order of the block's varying edges, one single-mode
 //! maximum-weight matching per class) when there are at most `CLASS_LIMIT` of them;
-//! otherwise X_b is kept as its local constraints (one per row, column and edge) and
+//! then factor by factor ([`factors`]: split one signature at a time, decompose again,
+//! independent sub-blocks split on their own) within its budget; otherwise X_b is kept as its local constraints (one per row, column and edge) and
 //! [`optimal`] finds T_b by a dynamic programme over the variable order, without the
 //! paper's weight ω and bitwise arg-max. On the Westinghouse brake H is one irreducible
 //! block (each valve's two branches close alternating cycles along the whole train) and
@@ -24,7 +25,7 @@
 //! nodes at N = 100, `benches/scale.rs`).
 
 use super::{Encoding, Stats};
-use super::{classes, optimal};
+use super::{classes, factors, optimal};
 use crate::analysis::dm::fine_blocks;
 use crate::analysis::matching::Graph;
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
@@ -85,7 +86,12 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
 
 /// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge.
 fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<Bdd>) {
-    if let Some(solved) = classes::solve_block(enc, edges, stats) {
+    if !stats.factors_only
+        && let Some(solved) = classes::solve_block(enc, edges, stats)
+    {
+        return solved;
+    }
+    if let Some(solved) = factors::solve_block(enc, edges, stats) {
         return solved;
     }
     let set = enc.set();

@@ -32,6 +32,9 @@ pub struct Stats {
     /// Solve every block by the BDD programme (`optimal.rs`), never by its structural
     /// classes (`classes.rs`): for tests and benchmarks of the programme.
     pub no_classes: bool,
+    /// Solve every block by its structural classes factor by factor (`factors.rs`), never
+    /// by the classes of the whole block (`classes.rs`): for tests of the factored split.
+    pub factors_only: bool,
     started: Option<Instant>,
 }
 

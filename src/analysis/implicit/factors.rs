@@ -1,0 +1,300 @@
+//! The primal problem of one irreducible block of the union graph by its structural
+//! classes taken factor by factor: where [`super::classes`] enumerates the classes of the
+//! whole block (the product of every varying edge's choices), this splits the valid modes
+//! one signature at a time and decomposes again after each split, so that sub-blocks that
+//! have become independent are split on their own and their choices are never multiplied.
+//!
+//! Why: a block that is irreducible over the union of all modes falls apart in each mode.
+//! The rewritten output of a model is the extreme case: each block part is guarded by its
+//! condition (`if c then f(x) = 0 else x = 0`) and a multiplexer reads the replicates of
+//! every writer, so over all modes the parts close one large cycle, while under a fixed
+//! condition the parts outside it are trivial and the rest decouples. A rewritten
+//! TanksWithOverflow: one block of 236 equations, 680 edges, 32 signatures over 18 mode
+//! variables, more than 16,384 classes (`classes` gives up) and a dynamic programme over
+//! its budget (`optimal`): 22 mode variables and atoms refused at `--check`.
+//!
+//! Exactness, at each node (a set of modes M and a set S of edges of the block): every
+//! perfect matching of a mode of M uses only edges of S that exist somewhere in M, so it is
+//! a perfect matching of the union graph H_M of those edges. By Dulmage–Mendelsohn the
+//! perfect matchings of H_M are the products of those of its irreducible blocks, and the
+//! edges between blocks are in none (the argument of [`super::primal`], on M instead of all
+//! modes). Hence in every mode of M the maximum-weight perfect matchings of S are the
+//! products of those of the sub-blocks, each solved on its own: a sub-block whose edges
+//! all have a constant existence and order on M is one matching problem
+//! ([`max_weight_perfect_matching`]); otherwise M is split by the pieces of one of its
+//! signatures (existence, then σ by value: the split of `classes`) and each piece is solved
+//! again. If H_M has no perfect matching, no mode of M has one. The leaves partition the
+//! modes per sub-block, so ∃E_b.X_b is the conjunction over sub-blocks of the union of
+//! their leaves that have a matching, and T_e the union of the leaves where e is matched.
+//!
+//! Deterministic: the split signature is the one with the most varying edges in the
+//! sub-block (the first in the block's order on ties); the sub-blocks are taken in the
+//! order of their first equation. Under a budget of leaves and of edges visited
+//! ([`LEAF_LIMIT`], [`VISIT_LIMIT`] per edge of the block); past it the block goes to
+//! the programme of [`super::optimal`], as before.
+
+use super::ops::{and, and_not, or};
+use super::{Encoding, Stats};
+use crate::analysis::dm::fine_blocks;
+use crate::analysis::matching::{Graph, max_weight_perfect_matching};
+use biodivine_lib_bdd::Bdd;
+use std::collections::HashMap;
+
+/// At most this many leaves (single matching problems) per block.
+pub const LEAF_LIMIT: usize = 16384;
+
+/// At most this many edges visited per edge of the block, summed over the nodes (each
+/// node builds the graph of its edges and decomposes it). A block that never falls apart
+/// (the Westinghouse brake, where each valve's two branches close cycles along the whole
+/// train) gives up after about this many nodes of the whole block, a few microseconds per
+/// edge each: with 2·10^6 visits in all, Westinghouse N = 50 spent 8 s here before the
+/// programme of `optimal` (1.4 s) decided it. The rewritten outputs this is for take one
+/// node (TanksWithOverflow, HeatLosses); BatchPlant_StandardWater would take 706 (1,095
+/// leaves, 4 s) and stays refused by the programme's budget.
+pub const VISIT_LIMIT: usize = 16;
+
+/// The value of an edge on a set of modes: absent, or present with σ.
+type Value = Option<u32>;
+
+/// (∃E_b.X_b, T_e for each of `edges`), or `None` past the budget.
+pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<(Bdd, Vec<Bdd>)> {
+    if stats.no_classes {
+        return None;
+    }
+    let mut solver = Solver::new(enc, edges);
+    let all: Vec<usize> = (0..edges.len()).collect();
+    let fixed = vec![None; solver.signatures.len()];
+    let exists = solver.solve(&enc.valid, &all, fixed, stats)?;
+    let picked = solver.picked;
+    stats.see(&exists);
+    stats.see_all(&picked);
+    Some((exists, picked))
+}
+
+struct Solver<'a> {
+    enc: &'a Encoding<'a>,
+    edges: &'a [usize],
+    /// Per position: the constant value over the valid modes, or the signature.
+    kind: Vec<Kind>,
+    /// Per signature: a representative edge and σ by value (over all modes).
+    signatures: Vec<(usize, Vec<(u32, Bdd)>)>,
+    picked: Vec<Bdd>,
+    leaves: usize,
+    visited: usize,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Constant(Value),
+    Varying(usize),
+}
+
+impl<'a> Solver<'a> {
+    fn new(enc: &'a Encoding<'a>, edges: &'a [usize]) -> Self {
+        let set = enc.set();
+        let mut kind = Vec::with_capacity(edges.len());
+        let mut signatures: Vec<(usize, Vec<(u32, Bdd)>)> = Vec::new();
+        // The map only finds a signature's number (numbered in the block's order).
+        let mut number: HashMap<(Bdd, Vec<(u32, Bdd)>), usize> = HashMap::new();
+        for &k in edges {
+            let values = enc.edges[k].sigma.partition(&set.mk_true(), set);
+            match pieces(enc, k, &values, &enc.valid).as_slice() {
+                [] => kind.push(Kind::Constant(None)),
+                [(s, _)] => kind.push(Kind::Constant(*s)),
+                _ => {
+                    let key = (enc.edges[k].active.clone(), values);
+                    let g = *number.entry(key.clone()).or_insert_with(|| {
+                        signatures.push((k, key.1));
+                        signatures.len() - 1
+                    });
+                    kind.push(Kind::Varying(g));
+                }
+            }
+        }
+        let picked = vec![set.mk_false(); edges.len()];
+        Solver { enc, edges, kind, signatures, picked, leaves: 0, visited: 0 }
+    }
+
+    /// The modes of `modes` where the edges `sub` (positions) have a perfect matching,
+    /// recording the matched edges of every leaf in `picked`; `fixed[g]`: the value of
+    /// signature g on `modes` where a split above fixed it. `None` past the budget.
+    fn solve(&mut self, modes: &Bdd, sub: &[usize], mut fixed: Vec<Option<Value>>, stats: &mut Stats) -> Option<Bdd> {
+        self.visited += sub.len();
+        if self.visited > VISIT_LIMIT * self.edges.len() || stats.over_limit {
+            return None;
+        }
+        // The value of every edge on `modes` (`None` in `varying`: it still varies).
+        let mut pieces_of: HashMap<usize, Vec<(Value, Bdd)>> = HashMap::new();
+        let mut value: Vec<Option<Value>> = Vec::with_capacity(sub.len());
+        for &p in sub {
+            value.push(match self.kind[p] {
+                Kind::Constant(v) => Some(v),
+                Kind::Varying(g) => {
+                    if fixed[g].is_none() && !pieces_of.contains_key(&g) {
+                        let (k, values) = &self.signatures[g];
+                        let ps = pieces(self.enc, *k, values, modes);
+                        match ps.as_slice() {
+                            [(v, _)] => fixed[g] = Some(*v),
+                            [] => fixed[g] = Some(None),
+                            _ => drop(pieces_of.insert(g, ps)),
+                        }
+                    }
+                    fixed[g]
+                }
+            });
+        }
+        // H_M: the edges present somewhere in `modes`, by local row and column.
+        let present: Vec<usize> = (0..sub.len()).filter(|&q| value[q] != Some(None)).collect();
+        // Rows and columns of every edge of `sub`: one with no edge left on `modes` leaves
+        // the graph without a perfect matching.
+        let every: Vec<usize> = (0..sub.len()).collect();
+        let (rows, cols) = self.local(sub, &every);
+        let graph: Graph = {
+            let mut g: Graph = vec![Vec::new(); rows.len()];
+            for &q in &present {
+                let (r, c) = self.at(&rows, &cols, sub[q]);
+                g[r].push((c, 0));
+            }
+            g
+        };
+        let set = self.enc.set();
+        let Some(fine) = fine_blocks(&graph, cols.len()) else { return Some(set.mk_false()) };
+        let mut blocks: Vec<Vec<usize>> = vec![Vec::new(); fine.count];
+        for &q in &present {
+            let (r, c) = self.at(&rows, &cols, sub[q]);
+            if fine.eq_block[r] == fine.var_block[c] {
+                blocks[fine.eq_block[r]].push(q);
+            }
+        }
+        blocks.sort_by_key(|b| b.first().copied());
+        let mut exists = modes.clone();
+        for block in blocks.iter().filter(|b| !b.is_empty()) {
+            self.leaves += usize::from(block.len() > 1);
+            if self.leaves > LEAF_LIMIT {
+                return None;
+            }
+            let here = match self.robust(modes, block, sub, &value, &pieces_of) {
+                Ok(here) => here,
+                Err(g) => {
+                    let mut here = set.mk_false();
+                    let ps = pieces_of.get(&g).expect("a varying signature has pieces").clone();
+                    let inner: Vec<usize> = block.iter().map(|&q| sub[q]).collect();
+                    for (v, piece) in ps {
+                        let mut fixed = fixed.clone();
+                        fixed[g] = Some(v);
+                        let found = self.solve(&piece, &inner, fixed, stats)?;
+                        here = or(&here, &found);
+                        stats.see(&here);
+                    }
+                    here
+                }
+            };
+            exists = and(&exists, &here);
+            if exists.is_false() {
+                break;
+            }
+        }
+        Some(exists)
+    }
+
+    /// A matching of `block` that is of maximum weight in every mode of `modes`: one of
+    /// maximum weight on the union of the block's edges over `modes`, each weighted by its
+    /// largest σ there, that uses only edges present with one σ in all of `modes` (then in
+    /// every mode its weight is the union's optimum, which bounds every matching of the
+    /// mode). Among the union's optima the one with the most such edges is sought; if it
+    /// still uses a varying edge, `Err` names the signature to split by: of the matched
+    /// varying edges, the signature with the most varying edges in the block (the first on
+    /// ties).
+    fn robust(
+        &mut self,
+        modes: &Bdd,
+        block: &[usize],
+        sub: &[usize],
+        value: &[Option<Value>],
+        pieces_of: &HashMap<usize, Vec<(Value, Bdd)>>,
+    ) -> Result<Bdd, usize> {
+        let all: Vec<usize> = (0..block.len()).collect();
+        let inner: Vec<usize> = block.iter().map(|&q| sub[q]).collect();
+        let (rows, cols) = self.local(&inner, &all);
+        let scale = rows.len() as i64 + 1;
+        let mut graph: Graph = vec![Vec::new(); rows.len()];
+        let mut at: Vec<Vec<usize>> = vec![Vec::new(); rows.len()];
+        let mut count: Vec<usize> = vec![0; self.signatures.len()];
+        for &q in block {
+            let (r, c) = self.at(&rows, &cols, sub[q]);
+            let weight = match (value[q], self.kind[sub[q]]) {
+                (Some(v), _) => i64::from(v.expect("an edge of a block is present")) * scale + 1,
+                (None, Kind::Varying(g)) => {
+                    count[g] += 1;
+                    let ps = &pieces_of[&g];
+                    i64::from(ps.iter().filter_map(|(v, _)| *v).max().expect("present in some mode")) * scale
+                }
+                (None, Kind::Constant(_)) => unreachable!("a constant edge has its value"),
+            };
+            graph[r].push((c, weight));
+            at[r].push(q);
+        }
+        let matched = max_weight_perfect_matching(&graph).expect("a block of the union has a perfect matching");
+        let chosen: Vec<usize> = matched
+            .iter()
+            .enumerate()
+            .map(|(r, &c)| at[r][graph[r].iter().position(|&(j, _)| j == c).expect("a matched edge exists")])
+            .collect();
+        let split = chosen
+            .iter()
+            .filter_map(|&q| match (value[q], self.kind[sub[q]]) {
+                (None, Kind::Varying(g)) => Some(g),
+                _ => None,
+            })
+            .max_by_key(|&g| (count[g], std::cmp::Reverse(g)));
+        if let Some(g) = split {
+            return Err(g);
+        }
+        for q in chosen {
+            let p = sub[q];
+            self.picked[p] = or(&self.picked[p], modes);
+        }
+        Ok(modes.clone())
+    }
+
+    /// The equations and variables (sorted) of the edges `sub[q]` for q in `which`.
+    fn local(&self, sub: &[usize], which: &[usize]) -> (Vec<usize>, Vec<usize>) {
+        let e = |q: usize| &self.enc.edges[self.edges[sub[q]]];
+        let mut rows: Vec<usize> = which.iter().map(|&q| e(q).eq).collect();
+        let mut cols: Vec<usize> = which.iter().map(|&q| e(q).var).collect();
+        rows.sort_unstable();
+        rows.dedup();
+        cols.sort_unstable();
+        cols.dedup();
+        (rows, cols)
+    }
+
+    /// Local (row, column) of the edge at position `p`.
+    fn at(&self, rows: &[usize], cols: &[usize], p: usize) -> (usize, usize) {
+        let e = &self.enc.edges[self.edges[p]];
+        (
+            rows.binary_search(&e.eq).expect("the edge's equation is local"),
+            cols.binary_search(&e.var).expect("the edge's variable is local"),
+        )
+    }
+}
+
+/// The non-empty pieces of `modes` by the edge `k`: absent, then present by value of σ.
+fn pieces(enc: &Encoding, k: usize, values: &[(u32, Bdd)], modes: &Bdd) -> Vec<(Value, Bdd)> {
+    let e = &enc.edges[k];
+    let mut out = Vec::new();
+    let absent = and_not(modes, &e.active);
+    if !absent.is_false() {
+        out.push((None, absent));
+    }
+    let present = and(modes, &e.active);
+    if !present.is_false() {
+        for (s, m) in values {
+            let here = and(&present, m);
+            if !here.is_false() {
+                out.push((Some(*s), here));
+            }
+        }
+    }
+    out
+}
