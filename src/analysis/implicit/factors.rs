@@ -33,7 +33,8 @@
 //! ([`LEAF_LIMIT`], [`VISIT_LIMIT`] per edge of the block); past it the block goes to
 //! the programme of [`super::optimal`], as before.
 
-use super::ops::{and, and_not, or};
+use super::classes::pieces;
+use super::ops::{and, or};
 use super::{Encoding, Stats};
 use crate::analysis::dm::fine_blocks;
 use crate::analysis::matching::{Graph, max_weight_perfect_matching};
@@ -277,24 +278,4 @@ impl<'a> Solver<'a> {
             cols.binary_search(&e.var).expect("the edge's variable is local"),
         )
     }
-}
-
-/// The non-empty pieces of `modes` by the edge `k`: absent, then present by value of σ.
-fn pieces(enc: &Encoding, k: usize, values: &[(u32, Bdd)], modes: &Bdd) -> Vec<(Value, Bdd)> {
-    let e = &enc.edges[k];
-    let mut out = Vec::new();
-    let absent = and_not(modes, &e.active);
-    if !absent.is_false() {
-        out.push((None, absent));
-    }
-    let present = and(modes, &e.active);
-    if !present.is_false() {
-        for (s, m) in values {
-            let here = and(&present, m);
-            if !here.is_false() {
-                out.push((Some(*s), here));
-            }
-        }
-    }
-    out
 }
