@@ -205,13 +205,7 @@ mod tests {
 
     #[test]
     fn the_count_agrees_with_the_split_on_random_mode_spaces() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = super::super::xorshift(0x2545_f491_4f6c_dd1d);
         let mut overs = 0;
         for case in 0..12 {
             let modes = 12 + next(8) as usize;

@@ -206,3 +206,15 @@ fn encode(mdae: &Mdae, order: Order) -> Result<Encoding<'_>, AnalysisError> {
     let valid = space.valid(mdae);
     Ok(Encoding { mdae, space, edges, rows, cols, valid, width })
 }
+
+/// A xorshift generator for the tests' random blocks: `next(n)` in 0..n, the same
+/// sequence for the same seed.
+#[cfg(test)]
+fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    }
+}

@@ -202,13 +202,7 @@ mod tests {
     /// the variable order, found by enumerating the 6 permutations.
     #[test]
     fn t_is_the_least_maximum_weight_matching_in_every_mode() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = super::super::xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..300 {
             let set = BddVariableSet::new_anonymous(11);
             let all = set.variables();
