@@ -31,7 +31,9 @@ use crate::analysis::matching::Graph;
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
 
 pub(super) struct Primal {
-    /// T_e for every edge (false outside the regular modes).
+    /// T_e for every edge, modulo the regular modes ([`super::modulo`]: what it holds
+    /// outside them is no one's concern; each block's own T_e, never conjoined with the
+    /// O(N)-node regular modes).
     pub matched: Vec<Bdd>,
     /// Valid modes with a perfect matching.
     pub regular: Bdd,
@@ -77,9 +79,6 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
         }
     }
     stats.see(&regular);
-    for t in &mut matched {
-        *t = t.and(&regular);
-    }
     stats.see_all(&matched);
     Primal { matched, regular }
 }
