@@ -126,8 +126,27 @@ impl Cuts {
         Cuts { levels, ranges, entry }
     }
 
+    /// Is position `p` ("variables < p | ≥ p") a cut?
+    pub(crate) fn is_cut(&self, p: usize) -> bool {
+        let k = self.ranges.partition_point(|r| r.0 <= p);
+        k > 0 && p <= self.ranges[k - 1].1
+    }
+
+    /// The last cut position ≤ `v` (position 0 always cuts).
+    pub(crate) fn cut_at_or_before(&self, v: usize) -> usize {
+        let (lo, hi) = self.ranges[self.ranges.partition_point(|r| r.0 <= v) - 1];
+        debug_assert!(lo <= v);
+        v.min(hi)
+    }
+
+    /// The first cut position after the cut position `s` (`usize::MAX`: none).
+    pub(crate) fn cut_after(&self, s: usize) -> usize {
+        let k = self.ranges.partition_point(|r| r.0 <= s);
+        if s < self.ranges[k - 1].1 { s + 1 } else { self.ranges.get(k).map_or(usize::MAX, |r| r.0) }
+    }
+
     /// The node the cut position `p` leads into (`None`: `true`, nothing below).
-    fn entry_at(&self, b: &Bdd, p: usize) -> Option<BddPointer> {
+    pub(crate) fn entry_at(&self, b: &Bdd, p: usize) -> Option<BddPointer> {
         let r = self.levels.partition_point(|&l| l < p);
         if r == 0 {
             Some(b.root_pointer())
@@ -142,7 +161,7 @@ impl Cuts {
 /// Is the factor of `a` over the variables p ≤ x < q the same function as that of `b`
 /// (both cut at p and q)? Node by node from the nodes the cut at p leads into, a node at or
 /// below q standing for `true`.
-fn same_factor(a: &Bdd, ca: &Cuts, b: &Bdd, cb: &Cuts, p: usize, q: usize) -> bool {
+pub(crate) fn same_factor(a: &Bdd, ca: &Cuts, b: &Bdd, cb: &Cuts, p: usize, q: usize) -> bool {
     // `true` of the range, `false`, or a node inside it.
     let class = |bdd: &Bdd, n: Option<BddPointer>| match n {
         None => Err(true),

@@ -4,8 +4,10 @@
 //! (Minato–Morreale ISOP) using the invalid modes as a don't-care set; χ_M itself is
 //! written as the conjunction of the model's invariants, each minimised on its own.
 
+use super::local::{Factored, Local};
 use crate::mdae::{Cond, Mdae, ModeId, ModeKind};
 use biodivine_lib_bdd::{Bdd, BddNode, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
+use std::rc::Rc;
 
 /// BDD variables of the modes (and, for the implicit strategy, of the edges).
 pub struct ModeSpace {
@@ -24,11 +26,11 @@ pub struct ModeSpace {
     /// the variable's index, and the implicit strategy puts the modes among 10^4 edge
     /// variables).
     compact: BddVariableSet,
-    /// The care set [`ModeSpace::to_cond`] was last given, with what it derives from it:
-    /// the care set with the one-hot constraints and where that factors. Callers pass the
-    /// same care set (the valid or regular modes, O(N) nodes) for most conditions; deriving
-    /// them each time was O(N) per condition on the compressible building (issue 15).
-    care_memo: std::cell::RefCell<Option<std::rc::Rc<(Bdd, Bdd, super::care::Cuts)>>>,
+    /// The care set [`ModeSpace::to_cond`] was last given, and that set with the one-hot
+    /// constraints in factors (`local.rs`). Callers pass the same care set (the valid or
+    /// regular modes, O(N) nodes) for most conditions; deriving it each time was O(N) per
+    /// condition on the compressible building (issue 15).
+    care_memo: std::cell::RefCell<Option<(Bdd, Rc<Factored>)>>,
 }
 
 /// The Integer/enumeration mode variables of `mdae` with their one-hot modes and values,
@@ -141,23 +143,28 @@ impl ModeSpace {
     /// don't-cares): an irredundant sum of products over mode names, where the literals of
     /// a one-hot group are written as one comparison (`state == 1`, `not state == 2`).
     pub fn to_cond(&self, f: &Bdd, care: &Bdd) -> Cond {
-        let memo = self.care_memo(care);
-        let (_, care, cuts) = &*memo;
-        // Without the factors f ∧ care shares with care (the same result: see `care`).
-        let (lower, care) = super::care::localise_with(&f.and(care), care, cuts);
+        let factored = self.factored(care);
+        self.to_cond_local(&factored.local(f), &factored.all(), &factored)
+    }
+
+    /// [`ModeSpace::to_cond`] of x on `care`, both local sets of `factored` (which must be
+    /// [`ModeSpace::factored`] of a set): only the factors of the windows they read take
+    /// part (the same condition: `local.rs`).
+    pub fn to_cond_local(&self, x: &Local, care: &Local, factored: &Factored) -> Cond {
+        let (lower, care) = factored.pair(x, care);
         self.minimised(&lower, &care)
     }
 
-    /// `care` ∧ the one-hot constraints, and where it factors (kept for the next call).
-    fn care_memo(&self, care: &Bdd) -> std::rc::Rc<(Bdd, Bdd, super::care::Cuts)> {
-        if let Some(m) = self.care_memo.borrow().as_ref().filter(|m| m.0 == *care) {
-            return m.clone();
+    /// `care` ∧ the one-hot constraints in factors (kept for the next call with `care`).
+    pub fn factored(&self, care: &Bdd) -> Rc<Factored> {
+        if let Some((c, f)) = self.care_memo.borrow().as_ref() {
+            if c == care {
+                return f.clone();
+            }
         }
-        let with = care.and(&self.one_hot());
-        let cuts = super::care::Cuts::of(&with);
-        let m = std::rc::Rc::new((care.clone(), with, cuts));
-        *self.care_memo.borrow_mut() = Some(m.clone());
-        m
+        let f = Rc::new(Factored::new(&care.and(&self.one_hot()), &self.set));
+        *self.care_memo.borrow_mut() = Some((care.clone(), f.clone()));
+        f
     }
 
     /// [`ModeSpace::to_cond`] of `lower` ⊆ `care` (the one-hot constraints in `care`).
@@ -279,7 +286,8 @@ mod tests {
 
     /// A care set with independent factors (and sometimes a coupling term that joins two of
     /// them), and f sometimes conjoined with it: the minimised condition is the same without
-    /// the factors f ∧ care shares with care.
+    /// the factors f ∧ care shares with care, and on a region of the care set the same from
+    /// the local sets (`local.rs`) as from the whole ones.
     #[test]
     fn minimising_against_the_relevant_care_changes_no_condition() {
         let n = 8;
@@ -323,6 +331,11 @@ mod tests {
             localised += usize::from(c != care);
             assert_eq!(space.to_cond(&f, &care), space.minimised(&lower, &care), "f {f:?} care {care:?}");
             assert_eq!(space.minimised(&g, &c), space.minimised(&lower, &care), "f {f:?} care {care:?}");
+            // On a region q of the care set, both as local sets of its factors.
+            let q = care.and(&lit(rnd(n as u64) as usize, rnd(2) == 0).or(&lit(rnd(n as u64) as usize, true)));
+            let fz = space.factored(&care);
+            let local = space.to_cond_local(&fz.local(&f), &fz.local(&q), &fz);
+            assert_eq!(local, space.minimised(&f.and(&q), &q), "f {f:?} q {q:?}");
         }
         assert!(localised > 100, "the sample drops factors: {localised}");
     }
