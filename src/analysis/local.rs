@@ -110,8 +110,7 @@ impl Factored {
             return Local { g: self.f.clone(), windows: Vec::new() };
         }
         let cx = Cuts::of(x);
-        let mut windows: Vec<usize> = x.support_set().into_iter().map(|v| self.window(v.to_index()).0).collect();
-        windows.sort_unstable();
+        let mut windows: Vec<usize> = cx.levels().iter().map(|&v| self.window(v).0).collect();
         windows.dedup();
         // Dropped window: its entry in x and the node after it.
         let mut skip: FxHashMap<BddPointer, BddPointer> = FxHashMap::default();

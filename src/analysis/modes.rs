@@ -21,11 +21,11 @@ pub struct ModeSpace {
     pub groups: Vec<Vec<ModeId>>,
     /// (BDD variable, mode) for every mode, sorted by variable.
     by_var: Vec<(BddVariable, ModeId)>,
-    /// One variable per mode, the k-th mode variable in BDD order as variable k: where
-    /// [`ModeSpace::to_cond`] computes (biodivine's cofactors allocate a vector as long as
-    /// the variable's index, and the implicit strategy puts the modes among 10^4 edge
-    /// variables).
-    compact: BddVariableSet,
+    /// Spaces of k variables, by k: [`ModeSpace::to_cond`] computes its ISOP over the
+    /// variables it reads, the j-th in BDD order as variable j (biodivine's cofactors
+    /// allocate a vector as long as the variable's index: the implicit strategy puts the
+    /// modes among 10^4 edge variables, and the compressible building has 3N modes).
+    compact: std::cell::RefCell<rustc_hash::FxHashMap<usize, Rc<BddVariableSet>>>,
     /// The care set [`ModeSpace::to_cond`] was last given, and that set with the one-hot
     /// constraints in factors (`local.rs`). Callers pass the same care set (the valid or
     /// regular modes, O(N) nodes) for most conditions; deriving it each time was O(N) per
@@ -68,8 +68,7 @@ impl ModeSpace {
         let mut by_var: Vec<(BddVariable, ModeId)> =
             mode_vars.iter().enumerate().map(|(m, &v)| (v, ModeId(m as u32))).collect();
         by_var.sort_unstable();
-        let compact = BddVariableSet::new_anonymous(by_var.len() as u16);
-        ModeSpace { set, mode_vars, names, groups, by_var, compact, care_memo: Default::default() }
+        ModeSpace { set, mode_vars, names, groups, by_var, compact: Default::default(), care_memo: Default::default() }
     }
 
     /// The modes where every one-hot group has exactly one member true.
@@ -169,9 +168,13 @@ impl ModeSpace {
 
     /// [`ModeSpace::to_cond`] of `lower` ⊆ `care` (the one-hot constraints in `care`).
     fn minimised(&self, lower: &Bdd, care: &Bdd) -> Cond {
-        let upper = self.to_compact(&lower.or(&care.not()));
-        let lower = self.to_compact(lower);
-        let cubes = self.isop(&lower, &upper);
+        let upper = lower.or(&care.not());
+        let mut vars: Vec<BddVariable> = lower.support_set().into_iter().chain(upper.support_set()).collect();
+        vars.sort_unstable();
+        vars.dedup();
+        let compact =
+            Compact { set: self.compact_set(vars.len()), modes: vars.iter().map(|&v| self.mode_of(v)).collect() };
+        let cubes = compact.isop(&compact.of(&lower, &vars), &compact.of(&upper, &vars));
         let mut terms: Vec<Vec<(ModeId, bool)>> = cubes.into_iter().map(|c| self.by_groups(c)).collect();
         terms.iter_mut().for_each(|c| c.sort());
         terms.sort();
@@ -183,6 +186,17 @@ impl ModeSpace {
             });
             Cond::or(acc, term)
         })
+    }
+
+    /// The mode of a BDD variable (which must be a mode's).
+    fn mode_of(&self, v: BddVariable) -> ModeId {
+        self.by_var[self.by_var.binary_search_by_key(&v, |p| p.0).expect("a mode variable")].1
+    }
+
+    /// A space of `k` variables (made once per k).
+    fn compact_set(&self, k: usize) -> Rc<BddVariableSet> {
+        let mut sets = self.compact.borrow_mut();
+        sets.entry(k).or_insert_with(|| Rc::new(BddVariableSet::new_anonymous(k as u16))).clone()
     }
 
     /// Rewrites the literals of each one-hot group in a cube as the values they allow S:
@@ -210,15 +224,26 @@ impl ModeSpace {
         out
     }
 
-    /// `f`, which reads mode variables only, over [`ModeSpace::compact`]: the same nodes in
-    /// the same order with each variable renumbered by its rank (an order-preserving
-    /// renaming, so the result is canonical and its ISOP is the same).
-    fn to_compact(&self, f: &Bdd) -> Bdd {
-        let n = BddVariable::from_index(self.by_var.len());
-        let rank = |v: BddVariable| {
-            let at = self.by_var.binary_search_by_key(&v, |p| p.0).expect("a mode variable");
-            BddVariable::from_index(at)
-        };
+    /// The condition as Modelica text.
+    pub fn text(&self, f: &Bdd, care: &Bdd) -> String {
+        self.to_cond(f, care).to_modelica(&|m| self.names[m.index()].clone())
+    }
+}
+
+/// The variables a minimisation reads, the j-th in BDD order as variable j of `set`, and
+/// the mode of each.
+struct Compact {
+    set: Rc<BddVariableSet>,
+    modes: Vec<ModeId>,
+}
+
+impl Compact {
+    /// `f`, which reads only `vars` (sorted), over `set`: the same nodes in the same order
+    /// with each variable renumbered by its rank (an order-preserving renaming, so the
+    /// result is canonical and its ISOP is the same).
+    fn of(&self, f: &Bdd, vars: &[BddVariable]) -> Bdd {
+        let n = BddVariable::from_index(vars.len());
+        let rank = |v: BddVariable| BddVariable::from_index(vars.binary_search(&v).expect("a variable it reads"));
         let nodes: Vec<BddNode> = f
             .clone()
             .to_nodes()
@@ -229,32 +254,27 @@ impl ModeSpace {
         Bdd::from_nodes(&nodes).expect("an order-preserving renaming of a BDD is a BDD")
     }
 
-    /// The condition as Modelica text.
-    pub fn text(&self, f: &Bdd, care: &Bdd) -> String {
-        self.to_cond(f, care).to_modelica(&|m| self.names[m.index()].clone())
-    }
-
-    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper (both over the compact space).
+    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper (both over `set`).
     fn isop(&self, lower: &Bdd, upper: &Bdd) -> Vec<Vec<(ModeId, bool)>> {
         self.isop_bdd(lower, upper).0
     }
 
     fn isop_bdd(&self, lower: &Bdd, upper: &Bdd) -> (Vec<Vec<(ModeId, bool)>>, Bdd) {
         if lower.is_false() {
-            return (Vec::new(), self.compact.mk_false());
+            return (Vec::new(), self.set.mk_false());
         }
         if upper.is_true() {
-            return (vec![Vec::new()], self.compact.mk_true());
+            return (vec![Vec::new()], self.set.mk_true());
         }
         let top = lower.support_set().into_iter().chain(upper.support_set()).min().expect("non-constant");
-        let m = self.by_var[top.to_index()].1;
+        let m = self.modes[top.to_index()];
         let (l0, l1) = (lower.var_restrict(top, false), lower.var_restrict(top, true));
         let (u0, u1) = (upper.var_restrict(top, false), upper.var_restrict(top, true));
         let (c0, f0) = self.isop_bdd(&l0.and_not(&u1), &u0);
         let (c1, f1) = self.isop_bdd(&l1.and_not(&u0), &u1);
         let rest = l0.and_not(&f0).or(&l1.and_not(&f1));
         let (cs, fs) = self.isop_bdd(&rest, &u0.and(&u1));
-        let x = self.compact.mk_var(top);
+        let x = self.set.mk_var(top);
         let f = x.not().and(&f0).or(&x.and(&f1)).or(&fs);
         let mut cubes = Vec::with_capacity(c0.len() + c1.len() + cs.len());
         cubes.extend(c0.into_iter().map(|mut c| {
