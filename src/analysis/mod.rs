@@ -15,6 +15,7 @@ pub mod every_mode;
 pub mod explicit;
 pub mod implicit;
 pub mod impulse;
+pub mod local;
 pub mod matching;
 pub mod meets;
 pub mod modes;
