@@ -232,7 +232,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     // The mode changes that need a restart and their impulse analysis: found where the
     // restart systems are built, by the RIMIS stage (not run on a singular model).
     let changes = (cdg.singular.is_empty() && (cli.check || cli.report.is_some()))
-        .then(|| crate::rimis::transform(&def, &model, &cdg).map(|r| r.mode_changes));
+        .then(|| crate::rimis::mode_changes(&def, &model, &cdg));
     let mut out = String::new();
     // With --report json the JSON is alone on stdout (or in -o), so that it parses.
     if cli.check && cli.report.is_none() {

@@ -198,6 +198,26 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     Ok(guard_singular_modes(out, mdae, cdg))
 }
 
+/// [`RimisModel::mode_changes`] of [`transform`], without the output when the model passes
+/// unchanged (there are none then, and nothing of the file is copied: `--check` of a
+/// model without modes).
+pub fn mode_changes(
+    def: &StoredDefinition,
+    mdae: &Mdae,
+    cdg: &Cdg,
+) -> Result<Vec<crate::analysis::impulse::ModeChange>, RimisError> {
+    let long = crate::flat::model_class(def).is_some_and(|c| matches!(c.body, crate::syntax::ast::ClassBody::Long(_)));
+    if long && !cdg.regular.is_false() && (uniform(cdg) || crate::analysis::oblivious::fits_every_mode(mdae, cdg)) {
+        return Ok(Vec::new());
+    }
+    transform(def, mdae, cdg).map(|r| r.mode_changes)
+}
+
+/// Every block of the CDG is unconditional (in the regular modes).
+fn uniform(cdg: &Cdg) -> bool {
+    cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular)
+}
+
 /// `out` with an assert that stops the simulation in each set of singular modes.
 fn guard_singular_modes(mut out: RimisModel, mdae: &Mdae, cdg: &Cdg) -> RimisModel {
     if !cdg.singular.is_empty() {
@@ -211,7 +231,7 @@ fn guard_singular_modes(mut out: RimisModel, mdae: &Mdae, cdg: &Cdg) -> RimisMod
 fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) -> Result<RimisModel, RimisError> {
     let mut namer = Namer::of(def);
     let mut out = start(mdae, &src, &mut namer);
-    let uniform = cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular);
+    let uniform = uniform(cdg);
     if uniform || crate::analysis::oblivious::fits_every_mode(mdae, cdg) {
         let why = if uniform { SAME_STRUCTURE } else { ONE_ANALYSIS_FITS };
         if cdg.singular.is_empty() {
