@@ -104,15 +104,18 @@ fn strategy(cli: &Cli) -> Strategy {
 /// the messages for stderr (`file: warning: …`, `file: note: …`).
 pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<String>), DriverError> {
     let (def, mut messages) = parse_valid(file)?;
-    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    let mut model =
+        mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
     // A model one structural analysis fits in every mode passes unchanged without the
     // exact analysis (linear; the exact analysis of a large block can be exponential).
     let rimis_error = |error| DriverError::Rimis { file: Box::new(file.clone()), error };
     let (out, text) = match analysis::oblivious::fits_a_priori(&model) {
         Some(why) => {
-            let out = crate::rimis::unchanged(&def, &model, why).map_err(rimis_error)?;
-            // Unchanged: no self-check; the AST and the mDAE are not needed to print it.
-            drop((def, model));
+            // Unchanged: no self-check. The mDAE is not needed to print it, and the
+            // file's parts move into the output.
+            let name = std::mem::take(&mut model.name);
+            drop(model);
+            let out = crate::rimis::unchanged(def, &name, why).map_err(rimis_error)?;
             let text = crate::emit::emit(&out);
             (out, text)
         }
@@ -229,7 +232,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     // The mode changes that need a restart and their impulse analysis: found where the
     // restart systems are built, by the RIMIS stage (not run on a singular model).
     let changes = (cdg.singular.is_empty() && (cli.check || cli.report.is_some()))
-        .then(|| crate::rimis::transform(&def, &model, &cdg).map(|r| r.mode_changes));
+        .then(|| crate::rimis::mode_changes(&def, &model, &cdg));
     let mut out = String::new();
     // With --report json the JSON is alone on stdout (or in -o), so that it parses.
     if cli.check && cli.report.is_none() {

@@ -44,7 +44,7 @@ mod walk;
 
 pub use bindings::move_declaration_equations;
 pub use error::FlatError;
-pub use model::{model_class, model_class_mut};
+pub use model::{model_class, model_class_mut, take_model_class};
 
 use crate::syntax::Span;
 use crate::syntax::ast::{Equation, Expr, StoredDefinition};

@@ -38,6 +38,24 @@ pub fn model_class_mut(def: &mut StoredDefinition) -> Option<&mut ClassDef> {
     }
 }
 
+/// [`model_class`] taken out of `def` (the rest of the file stays in order): for a model
+/// printed unchanged, whose parts move into the output without a copy.
+pub fn take_model_class(def: &mut StoredDefinition) -> Option<ClassDef> {
+    match model_location(def)? {
+        ModelAt::Top(k) => Some(def.classes.remove(k)),
+        ModelAt::Nested { package, part, element } => match &mut def.classes[package].body {
+            ClassBody::Long(comp) => match &mut comp.parts[part] {
+                ClassPart::Elements { elements, .. } => match elements.remove(element) {
+                    Element::Class(c) => Some(*c),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        },
+    }
+}
+
 /// Where the model class sits in the file.
 enum ModelAt {
     Top(usize),

@@ -111,7 +111,7 @@ impl RimisError {
 fn start(mdae: &Mdae, src: &source::Source, namer: &mut Namer) -> RimisModel {
     RimisModel {
         name: src.class.name.text.as_str().to_string(),
-        header: vec![format!("RIMIS of {} (mdae-rimis {}, paper 000 §4.6)", mdae.name, env!("CARGO_PKG_VERSION"))],
+        header: vec![header(&mdae.name)],
         warnings: Vec::new(),
         notes: Vec::new(),
         classes: src.classes.clone(),
@@ -125,13 +125,26 @@ fn start(mdae: &Mdae, src: &source::Source, namer: &mut Namer) -> RimisModel {
     }
 }
 
+/// The first line of the output's header comment.
+fn header(name: &str) -> String {
+    format!("RIMIS of {name} (mdae-rimis {}, paper 000 §4.6)", env!("CARGO_PKG_VERSION"))
+}
+
 /// `out` with the input's declarations and equations, unchanged, and why.
-fn keep_equations(mut out: RimisModel, src: source::Source, mdae: &Mdae, why: &str) -> RimisModel {
-    out.notes.push(format!("model {}: {why}; equations kept unchanged", mdae.name));
-    out.header.push(format!("The model is unchanged: {why}."));
+fn keep_equations(out: RimisModel, src: source::Source, mdae: &Mdae, why: &str) -> RimisModel {
     let mut src = src; // moved, not copied: a model without modes can be large
-    out.elements = std::mem::take(&mut src.elements);
-    out.sections.push(Section { title: "equations of the input".into(), items: src.all_equations() });
+    let elements = std::mem::take(&mut src.elements);
+    let items = src.all_equations();
+    kept(out, &mdae.name, elements, items, why)
+}
+
+/// `out` with `elements` and the equations `items` of the input (the model `name`), and
+/// why they are unchanged.
+fn kept(mut out: RimisModel, name: &str, elements: Vec<Element>, items: Vec<Item>, why: &str) -> RimisModel {
+    out.notes.push(format!("model {name}: {why}; equations kept unchanged"));
+    out.header.push(format!("The model is unchanged: {why}."));
+    out.elements = elements;
+    out.sections.push(Section { title: "equations of the input".into(), items });
     out
 }
 
@@ -140,18 +153,33 @@ const SAME_STRUCTURE: &str = "its structure does not depend on the mode";
 const ONE_ANALYSIS_FITS: &str = "one structural analysis (of every mode's incidences at once) is right in every mode: \
      the same equations solved for the same variables, the same index and states";
 
-/// The model of `def` (lowered to `mdae`) passed unchanged, decided before the exact
-/// analysis ([`crate::analysis::oblivious::fits_a_priori`]): what [`transform`] gives such
-/// a model, without its CDG.
-pub fn unchanged(def: &StoredDefinition, mdae: &Mdae, why: APriori) -> Result<RimisModel, RimisError> {
-    let src = source::Source::read(def, mdae)?;
-    let mut namer = Namer::of(def);
-    let out = start(mdae, &src, &mut namer);
+/// The model of `def` (lowered to an mDAE named `name`) passed unchanged, decided before
+/// the exact analysis ([`crate::analysis::oblivious::fits_a_priori`]): what [`transform`]
+/// gives such a model, without its CDG. Takes the file apart: its declarations and
+/// equations move into the output, uncopied.
+pub fn unchanged(def: StoredDefinition, name: &str, why: APriori) -> Result<RimisModel, RimisError> {
+    let mut namer = Namer::of(&def);
+    let taken = source::Taken::from(def)?;
+    let out = RimisModel {
+        name: taken.name.as_str().to_string(),
+        header: vec![header(name)],
+        warnings: Vec::new(),
+        notes: Vec::new(),
+        renames: source::class_renames(taken.name.as_str(), &taken.classes, &mut namer),
+        classes: taken.classes,
+        elements: Vec::new(),
+        replicates: Vec::new(),
+        initial: Vec::new(),
+        sections: Vec::new(),
+        kept_parts: taken.kept_parts,
+        mode_changes: Vec::new(),
+    };
     let why = match why {
         APriori::SameIncidence => SAME_STRUCTURE,
         APriori::OneAnalysisFits => ONE_ANALYSIS_FITS,
     };
-    Ok(keep_equations(out, src, mdae, why))
+    let items = taken.equations.into_iter().map(Item::new).collect();
+    Ok(kept(out, name, taken.elements, items, why))
 }
 
 /// The RIMIS transformation of the model of `def` (lowered to `mdae`, analysed to `cdg`).
@@ -170,6 +198,26 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
     Ok(guard_singular_modes(out, mdae, cdg))
 }
 
+/// [`RimisModel::mode_changes`] of [`transform`], without the output when the model passes
+/// unchanged (there are none then, and nothing of the file is copied: `--check` of a
+/// model without modes).
+pub fn mode_changes(
+    def: &StoredDefinition,
+    mdae: &Mdae,
+    cdg: &Cdg,
+) -> Result<Vec<crate::analysis::impulse::ModeChange>, RimisError> {
+    let long = crate::flat::model_class(def).is_some_and(|c| matches!(c.body, crate::syntax::ast::ClassBody::Long(_)));
+    if long && !cdg.regular.is_false() && (uniform(cdg) || crate::analysis::oblivious::fits_every_mode(mdae, cdg)) {
+        return Ok(Vec::new());
+    }
+    transform(def, mdae, cdg).map(|r| r.mode_changes)
+}
+
+/// Every block of the CDG is unconditional (in the regular modes).
+fn uniform(cdg: &Cdg) -> bool {
+    cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular)
+}
+
 /// `out` with an assert that stops the simulation in each set of singular modes.
 fn guard_singular_modes(mut out: RimisModel, mdae: &Mdae, cdg: &Cdg) -> RimisModel {
     if !cdg.singular.is_empty() {
@@ -183,7 +231,7 @@ fn guard_singular_modes(mut out: RimisModel, mdae: &Mdae, cdg: &Cdg) -> RimisMod
 fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) -> Result<RimisModel, RimisError> {
     let mut namer = Namer::of(def);
     let mut out = start(mdae, &src, &mut namer);
-    let uniform = cdg.blocks.iter().all(|b| b.cond.and(&cdg.regular) == cdg.regular);
+    let uniform = uniform(cdg);
     if uniform || crate::analysis::oblivious::fits_every_mode(mdae, cdg) {
         let why = if uniform { SAME_STRUCTURE } else { ONE_ANALYSIS_FITS };
         if cdg.singular.is_empty() {

@@ -101,22 +101,9 @@ impl<'a> Source<'a> {
         out
     }
 
-    /// New plain names for the nested classes (functions, records, types) whose names are
-    /// dotted or quoted (`WaterTank.inputFlow` → `inputFlow`, `'M.f'` → `f`, `A.B.f` →
-    /// `A_B_f`): a nested class cannot be declared under a dotted name.
+    /// New plain names for the nested classes ([`class_renames`]).
     pub(crate) fn class_renames(&self, namer: &mut Namer) -> BTreeMap<String, String> {
-        let model = self.class.name.text.as_str().trim_matches('\'');
-        let mut out = BTreeMap::new();
-        for c in &self.classes {
-            let old = c.name.text.as_str();
-            let bare = old.trim_matches('\'');
-            let bare = bare.strip_prefix(model).and_then(|r| r.strip_prefix('.')).unwrap_or(bare);
-            let want = Namer::plain(bare);
-            if want != old {
-                out.insert(old.to_string(), namer.fresh(&want));
-            }
-        }
-        out
+        class_renames(self.class.name.text.as_str(), &self.classes, namer)
     }
 
     /// `m = g` for a Boolean mode variable m.
@@ -230,6 +217,92 @@ impl<'a> Source<'a> {
             declarations: vec![decl].into(),
             span: Span::DUMMY,
         })
+    }
+}
+
+/// New plain names for the nested classes (functions, records, types) of the model
+/// `model` whose names are dotted or quoted (`WaterTank.inputFlow` → `inputFlow`, `'M.f'`
+/// → `f`, `A.B.f` → `A_B_f`): a nested class cannot be declared under a dotted name.
+pub(crate) fn class_renames(model: &str, classes: &[ClassDef], namer: &mut Namer) -> BTreeMap<String, String> {
+    let model = model.trim_matches('\'');
+    let mut out = BTreeMap::new();
+    for c in classes {
+        let old = c.name.text.as_str();
+        let bare = old.trim_matches('\'');
+        let bare = bare.strip_prefix(model).and_then(|r| r.strip_prefix('.')).unwrap_or(bare);
+        let want = Namer::plain(bare);
+        if want != old {
+            out.insert(old.to_string(), namer.fresh(&want));
+        }
+    }
+    out
+}
+
+/// The input taken apart without a copy, for a model printed unchanged: what
+/// [`Source::read`] and [`Source::all_equations`] copy out of the file, moved out of it
+/// (a model without modes can be large: issue 15).
+pub(crate) struct Taken {
+    /// The model class's name as written.
+    pub name: crate::syntax::ast::Text,
+    /// The classes to nest, in [`Source::read`]'s order.
+    pub classes: Vec<ClassDef>,
+    pub elements: Vec<Element>,
+    /// The equations of the equation sections, in order.
+    pub equations: Vec<Equation>,
+    pub kept_parts: Vec<ClassPart>,
+}
+
+impl Taken {
+    pub(crate) fn from(mut def: StoredDefinition) -> Result<Taken, RimisError> {
+        let span = def.span;
+        let class = crate::flat::take_model_class(&mut def)
+            .ok_or_else(|| RimisError::new(span, "no model or class to transform in this file"))?;
+        let mut classes = Vec::new();
+        for c in def.classes {
+            match c.body {
+                ClassBody::Long(comp) if c.kind == ClassKind::Package => {
+                    for part in comp.parts {
+                        if let ClassPart::Elements { elements, .. } = part {
+                            classes.extend(elements.into_iter().filter_map(|e| match e {
+                                Element::Class(x) => Some(*x),
+                                _ => None,
+                            }));
+                        }
+                    }
+                }
+                _ => classes.push(c),
+            }
+        }
+        let ClassBody::Long(comp) = class.body else {
+            return Err(RimisError::new(class.span, "the model must be a long class definition"));
+        };
+        let mut taken = Taken {
+            name: class.name.text,
+            classes,
+            elements: Vec::new(),
+            equations: Vec::new(),
+            kept_parts: Vec::new(),
+        };
+        let count = comp.parts.iter().map(|p| match p {
+            ClassPart::Equations { initial: false, equations, .. } => equations.len(),
+            _ => 0,
+        });
+        taken.equations.reserve_exact(count.sum());
+        for part in comp.parts {
+            match part {
+                ClassPart::Elements { elements, .. } => {
+                    for e in elements {
+                        match e {
+                            Element::Class(c) => taken.classes.push(*c),
+                            other => taken.elements.push(other),
+                        }
+                    }
+                }
+                ClassPart::Equations { initial: false, equations, .. } => taken.equations.extend(equations),
+                other => taken.kept_parts.push(other),
+            }
+        }
+        Ok(taken)
     }
 }
 

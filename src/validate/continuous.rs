@@ -15,7 +15,7 @@ use super::scope::{Resolved, Scope, cref_names};
 use super::types::{EqType, Ty, Typer, constant, equation_type};
 use crate::syntax::Span;
 use crate::syntax::ast::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Where a row of the system comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +32,8 @@ pub(super) enum Origin {
 pub(super) struct Row {
     pub span: Span,
     pub origin: Origin,
-    pub occ: BTreeSet<(usize, u8)>,
+    /// Sorted, without repetition (a row per equation: a slice, not a set).
+    pub occ: Box<[(usize, u8)]>,
     pub value: Option<((usize, u8), f64)>,
 }
 
@@ -84,7 +85,7 @@ pub(super) fn build(scope: &Scope, comp: &Composition) -> Option<System> {
             && !decl.is_fixed_value()
             && !decl.has(Prefix::Input)
             && !decl.has(Prefix::Discrete)
-            && !discrete_reals.contains(&decl.base);
+            && !discrete_reals.contains(decl.base.as_str());
         if continuous {
             b.vars.insert(d);
         }
@@ -139,7 +140,7 @@ impl Builder<'_, '_> {
             let decl = self.typer.scope.decls[d].decl;
             if fixed_attribute(decl) == Some(true) {
                 let value = attribute(decl, "start").and_then(constant).map(|v| ((d, 0), v));
-                initial.push(Row { span: decl.span, origin: Origin::Fixed, occ: BTreeSet::from([(d, 0)]), value });
+                initial.push(Row { span: decl.span, origin: Origin::Fixed, occ: Box::new([(d, 0)]), value });
             }
         }
         Ok(System { vars: self.vars.clone(), states, equations, initial })
@@ -206,7 +207,7 @@ impl Builder<'_, '_> {
                 }
                 for k in 0..n {
                     let occ = arms.iter().flat_map(|a| a[k].occ.iter().copied()).collect();
-                    rows.push(Row { span: arms[0][k].span, origin, occ, value: None });
+                    rows.push(Row { span: arms[0][k].span, origin, occ: sorted(occ), value: None });
                 }
             }
             EquationKind::For { .. } | EquationKind::Connect(_) => return Err(Bail),
@@ -225,14 +226,14 @@ impl Builder<'_, '_> {
             EqType::Unclear => return Err(Bail),
             EqType::Real => {}
         }
-        let mut occ = BTreeSet::new();
+        let mut occ = Vec::new();
         self.incidence(lhs, 0, &mut occ)?;
         self.incidence(rhs, 0, &mut occ)?;
         if occ.is_empty() {
             return Err(Bail);
         }
         let value = self.assigned_value(lhs, rhs).or_else(|| self.assigned_value(rhs, lhs));
-        Ok(Some(Row { span, origin, occ, value }))
+        Ok(Some(Row { span, origin, occ: sorted(occ), value }))
     }
 
     /// `v = c` or `der(v) = c` with `c` a constant: `((v, order), c)`.
@@ -256,13 +257,11 @@ impl Builder<'_, '_> {
     }
 
     /// The unknowns in `e` with their derivative order (`pre(…)` excluded).
-    fn incidence(&self, e: &Expr, order: u8, out: &mut BTreeSet<(usize, u8)>) -> Result<(), Bail> {
+    fn incidence(&self, e: &Expr, order: u8, out: &mut Vec<(usize, u8)>) -> Result<(), Bail> {
         match &e.kind {
             ExprKind::Name(_) | ExprKind::Ref(_) => {
                 match self.occ(e) {
-                    Occ::Var(d) => {
-                        out.insert((d, order));
-                    }
+                    Occ::Var(d) => out.push((d, order)),
                     Occ::Known => {}
                     Occ::Bail => return Err(Bail),
                 }
@@ -309,7 +308,7 @@ impl Builder<'_, '_> {
         Ok(())
     }
 
-    fn subscripts(&self, subs: &[Subscript], out: &mut BTreeSet<(usize, u8)>) -> Result<(), Bail> {
+    fn subscripts(&self, subs: &[Subscript], out: &mut Vec<(usize, u8)>) -> Result<(), Bail> {
         for s in subs {
             if let Subscript::Expr(e) = s {
                 self.incidence(e, 0, out)?;
@@ -352,21 +351,31 @@ enum Occ {
     Bail,
 }
 
+/// `occ` sorted, without repetition, at exact length.
+fn sorted(mut occ: Vec<(usize, u8)>) -> Box<[(usize, u8)]> {
+    occ.sort_unstable();
+    occ.dedup();
+    occ.into_boxed_slice()
+}
+
 /// The unknowns of the equations `rows` in one index space: `(declaration, order)` pairs
-/// in order of first appearance.
-pub(super) fn columns(rows: &[&Row]) -> (Vec<Vec<usize>>, Vec<(usize, u8)>) {
-    let mut index: BTreeMap<(usize, u8), usize> = BTreeMap::new();
+/// in order of first appearance. `decls`: the number of declarations (orders are 0 or 1).
+pub(super) fn columns<R: IntoIterator<Item = (usize, u8)>>(
+    rows: impl Iterator<Item = R>,
+    decls: usize,
+) -> (Vec<Vec<usize>>, Vec<(usize, u8)>) {
+    let mut index = vec![usize::MAX; 2 * decls];
     let mut names = Vec::new();
     let rows = rows
-        .iter()
         .map(|r| {
-            r.occ
-                .iter()
-                .map(|&k| {
-                    *index.entry(k).or_insert_with(|| {
-                        names.push(k);
-                        names.len() - 1
-                    })
+            r.into_iter()
+                .map(|(d, o)| {
+                    let at = &mut index[2 * d + o as usize];
+                    if *at == usize::MAX {
+                        *at = names.len();
+                        names.push((d, o));
+                    }
+                    *at
                 })
                 .collect()
         })

@@ -231,7 +231,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
                     for a in &arms {
                         for deq in a {
                             let names: Vec<String> =
-                                deq.vars.iter().map(|&d| self.typer.scope.decls[d].base.clone()).collect();
+                                deq.vars.iter().map(|&d| self.typer.scope.decls[d].base.to_string()).collect();
                             self.taint.extend(names);
                         }
                     }
@@ -279,7 +279,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
             match o {
                 Occ::Taint(b) => self.taint.push(b),
                 Occ::Unknown(d) if kind != EqType::Real || self.typer.scope.decls[d].ty == Ty::Integer => {
-                    self.taint.push(self.typer.scope.decls[d].base.clone())
+                    self.taint.push(self.typer.scope.decls[d].base.to_string())
                 }
                 Occ::Unknown(_) | Occ::Known => {}
             }
@@ -315,7 +315,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
         for r in occs {
             match self.occ(r) {
                 Occ::Taint(b) => self.taint.push(b),
-                Occ::Unknown(d) => self.taint.push(self.typer.scope.decls[d].base.clone()),
+                Occ::Unknown(d) => self.taint.push(self.typer.scope.decls[d].base.to_string()),
                 Occ::Known => {}
             }
         }
@@ -339,7 +339,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
             Some(Resolved::Var(ds)) => match ds.iter().find(|&&d| scope.decls[d].key == key) {
                 Some(&d) if self.unknowns.contains(&d) => Occ::Unknown(d),
                 Some(_) => Occ::Known,
-                None if ds.iter().any(|d| self.unknowns.contains(d)) => Occ::Taint(scope.decls[ds[0]].base.clone()),
+                None if ds.iter().any(|d| self.unknowns.contains(d)) => Occ::Taint(scope.decls[ds[0]].base.to_string()),
                 None => Occ::Known,
             },
             Some(Resolved::Aggregate) => Occ::Taint(super::scope::normalize(&base)),

@@ -21,11 +21,11 @@ use std::collections::BTreeMap;
 const SHOWN: usize = 10;
 
 pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
-    if !index_at_most_one(system) {
+    if !index_at_most_one(system, scope.decls.len()) {
         return None;
     }
     let rows: Vec<&Row> = system.equations.iter().chain(system.initial.iter()).collect();
-    let (cols, unknowns) = columns(&rows);
+    let (cols, unknowns) = columns(rows.iter().map(|r| r.occ.iter().copied()), scope.decls.len());
     let assignment = maximum(&cols, unknowns.len());
     let (part, vars) = overdetermined(&cols, &assignment, unknowns.len());
     if part.is_empty() {
@@ -33,7 +33,7 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
     }
     let name = |(d, order): (usize, u8)| {
         let key = &scope.decls[d].key;
-        if order == 1 { format!("der({key})") } else { key.clone() }
+        if order == 1 { format!("der({key})") } else { key.to_string() }
     };
     let mut names: Vec<String> = vars.iter().take(SHOWN).map(|&v| name(unknowns[v])).collect();
     if vars.len() > SHOWN {
@@ -81,29 +81,20 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
 }
 
 /// The model's equations determine the derivatives of its states and its algebraic
-/// unknowns: one each (a perfect matching, structural index ≤ 1).
-fn index_at_most_one(system: &System) -> bool {
-    let rows: Vec<Vec<(usize, u8)>> = system
-        .equations
-        .iter()
-        .map(|r| r.occ.iter().copied().filter(|&(d, o)| o == 1 || !system.states.contains(&d)).collect())
-        .collect();
-    if rows.len() != system.vars.len() {
+/// unknowns: one each (a perfect matching, structural index ≤ 1). `decls`: the number
+/// of declarations.
+fn index_at_most_one(system: &System, decls: usize) -> bool {
+    if system.equations.len() != system.vars.len() {
         return false;
     }
-    let mut index: BTreeMap<(usize, u8), usize> = BTreeMap::new();
-    let cols: Vec<Vec<usize>> = rows
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(|k| {
-                    let n = index.len();
-                    *index.entry(*k).or_insert(n)
-                })
-                .collect()
-        })
-        .collect();
-    index.len() == rows.len() && maximum(&cols, index.len()).iter().all(Option::is_some)
+    // A state's value is known: only its derivative is an unknown.
+    let mut unknown = vec![true; 2 * decls];
+    for &d in &system.states {
+        unknown[2 * d] = false;
+    }
+    let rows = system.equations.iter().map(|r| r.occ.iter().copied().filter(|&(d, o)| unknown[2 * d + o as usize]));
+    let (cols, names) = columns(rows, decls);
+    names.len() == cols.len() && maximum(&cols, names.len()).iter().all(Option::is_some)
 }
 
 /// Two rows of the overdetermined part giving one unknown different constant values: the

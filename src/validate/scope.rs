@@ -17,15 +17,16 @@ use crate::syntax::ast::*;
 use crate::syntax::printer::expr::{write_cref, write_subscripts};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// One declared name of the model.
+/// One declared name of the model (names interned: a flat model declares 10^5 of them,
+/// mostly plain identifiers the parser has interned already).
 pub(super) struct Decl<'a> {
     /// The name with literal subscripts and dimensions as printed: `a.b[2].c[3]`.
-    pub key: String,
+    pub key: Text,
     /// Every subscript dropped: `a.b.c`.
-    pub base: String,
+    pub base: Text,
     pub ty: Ty,
     /// The type as written (`Real`, `Modelica.Blocks.Types.Init`, `enumeration(…)`).
-    pub type_name: String,
+    pub type_name: Text,
     /// Declared with dimensions (on the type or the name).
     pub array: bool,
     pub component: &'a Component,
@@ -63,7 +64,10 @@ pub(super) enum Resolved {
 /// The model's declarations and the file's classes.
 pub(super) struct Scope<'a> {
     pub decls: Vec<Decl<'a>>,
-    by_base: BTreeMap<String, Vec<usize>>,
+    /// Base name → its first and last declaration; [`Scope::next`] chains the others.
+    by_base: BTreeMap<Text, (u32, u32)>,
+    /// The next declaration with the same base name ([`NONE`]: the last).
+    next: Vec<u32>,
     /// The part counts of the declared bases and of the class names.
     decl_counts: BTreeSet<usize>,
     class_counts: BTreeSet<usize>,
@@ -152,11 +156,15 @@ pub(super) fn cref_names(r: &ComponentRef) -> (String, String) {
     (base.join("."), key)
 }
 
+/// The end of a chain of declarations with one base name.
+const NONE: u32 = u32::MAX;
+
 impl<'a> Scope<'a> {
     pub fn new(def: &'a StoredDefinition, model: &'a ClassDef) -> Scope<'a> {
         let mut s = Scope {
             decls: Vec::new(),
             by_base: BTreeMap::new(),
+            next: Vec::new(),
             decl_counts: BTreeSet::new(),
             class_counts: BTreeSet::new(),
             classes: BTreeMap::new(),
@@ -166,6 +174,16 @@ impl<'a> Scope<'a> {
             s.add_class(c, "");
         }
         if let ClassBody::Long(comp) = &model.body {
+            let count = |p: &ClassPart| match p {
+                ClassPart::Elements { elements, .. } => elements
+                    .iter()
+                    .map(|e| if let Element::Component(c) = e { c.declarations.len() } else { 0 })
+                    .sum(),
+                _ => 0,
+            };
+            let n: usize = comp.parts.iter().map(count).sum();
+            s.decls.reserve_exact(n);
+            s.next.reserve_exact(n);
             for part in &comp.parts {
                 let ClassPart::Elements { elements, .. } = part else { continue };
                 for e in elements {
@@ -220,18 +238,48 @@ impl<'a> Scope<'a> {
 
     fn add_decl(&mut self, c: &'a Component, d: &'a Declaration) {
         self.add_inline_enum(&c.type_spec);
-        let (base, mut key) = cref_names(&d.name);
-        write_subscripts(&mut key, &d.dims);
-        let base = normalize(&base);
+        let (base, key) = match &d.name.parts[..] {
+            // A plain declared name (almost all of a flat model's): already interned.
+            [p] if p.subscripts.is_empty() && d.dims.is_empty() && !p.ident.text.contains(['\'', '.']) => {
+                (p.ident.text, p.ident.text)
+            }
+            _ => {
+                let (base, mut key) = cref_names(&d.name);
+                write_subscripts(&mut key, &d.dims);
+                (text(&normalize(&base)), text(&key))
+            }
+        };
         let type_name = match &c.type_spec {
-            TypeSpec::Name(n) => n.text.as_str().to_string(),
-            TypeSpec::Enumeration(_) => "enumeration".to_string(),
+            TypeSpec::Name(n) => n.text,
+            TypeSpec::Enumeration(_) => text("enumeration"),
         };
         let ty = self.type_of(&c.type_spec);
         let array = !c.type_dims.is_empty() || !d.dims.is_empty();
         self.decl_counts.insert(part_count(&base));
-        self.by_base.entry(base.clone()).or_default().push(self.decls.len());
+        let k = self.decls.len() as u32;
+        match self.by_base.get_mut(&base) {
+            Some((_, last)) => {
+                self.next[*last as usize] = k;
+                *last = k;
+            }
+            None => {
+                self.by_base.insert(base, (k, k));
+            }
+        }
+        self.next.push(NONE);
         self.decls.push(Decl { key, base, ty, type_name, array, component: c, decl: d });
+    }
+
+    /// The declarations with the base name `base`, in order.
+    fn with_base(&self, base: &str) -> Option<Vec<usize>> {
+        let &(first, _) = self.by_base.get(base)?;
+        let mut out = Vec::new();
+        let mut k = first;
+        while k != NONE {
+            out.push(k as usize);
+            k = self.next[k as usize];
+        }
+        Some(out)
     }
 
     /// The type a type specifier denotes (short classes followed, at most 16 deep).
@@ -264,18 +312,19 @@ impl<'a> Scope<'a> {
     pub fn resolve(&self, name: &str) -> Option<Resolved> {
         let normal = normalize(name);
         let base = normal.as_str();
-        if let Some(ds) = self.by_base.get(base) {
-            return Some(Resolved::Var(ds.clone()));
+        if let Some(ds) = self.with_base(base) {
+            return Some(Resolved::Var(ds));
         }
         let below = format!("{base}.");
-        if self.by_base.range(below.clone()..).next().is_some_and(|(k, _)| k.starts_with(&below)) {
+        let after = (std::ops::Bound::Included(below.as_str()), std::ops::Bound::Unbounded);
+        if self.by_base.range::<str, _>(after).next().is_some_and(|(k, _)| k.starts_with(&below)) {
             return Some(Resolved::Aggregate);
         }
         if builtins::is_variable(base) {
             return Some(Resolved::Builtin);
         }
-        if let Some(ds) = prefixes(base, &self.decl_counts).into_iter().find_map(|p| self.by_base.get(p)) {
-            return Some(Resolved::Field(ds.clone()));
+        if let Some(ds) = prefixes(base, &self.decl_counts).into_iter().find_map(|p| self.with_base(p)) {
+            return Some(Resolved::Field(ds));
         }
         match self.literal(name) {
             Some(true) => return Some(Resolved::Literal),
