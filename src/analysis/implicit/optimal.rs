@@ -37,15 +37,34 @@ use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet, op_function};
 /// edges and over 10^6 structural classes). Past it the analysis refuses the model.
 pub const LEVELS_LIMIT: usize = 100_000;
 
+/// The levels the programme's first run may hold at a cut, seven times the largest the
+/// paper's families need (the compressible building: 2,790 at N = 10 and 100; the
+/// Westinghouse brake: 226). Past it the factored split makes its last attempt
+/// ([`super::factors::Budget::last_resort`]) before the programme runs again up to
+/// [`LEVELS_LIMIT`]: BatchPlant_StandardWater's block passes 20,000 nodes at a cut after
+/// 1.1·10^6 nodes of work, and [`LEVELS_LIMIT`] after 1.7·10^7 (2 s), where the split
+/// decides it.
+pub const TRIAL_LEVELS: usize = 20_000;
+
+/// Why the programme stopped short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// The levels of a cut grew past the limit it was given.
+    Levels,
+    /// The run's budget of nodes or work ([`Stats::over_limit`]).
+    Budget,
+}
+
 /// (∃E_b.X_b, [P_1 … P_n]) for the variables `vars` (sorted) with their constraint
-/// buckets and σ by value.
+/// buckets and σ by value, holding at most `levels_limit` nodes of levels at a cut.
 pub(super) fn steps(
     set: &BddVariableSet,
     vars: &[BddVariable],
     bucket: &[Bdd],
     sigma: &[Vec<(u32, Bdd)>],
+    levels_limit: usize,
     stats: &mut Stats,
-) -> (Bdd, Vec<Bdd>) {
+) -> Result<(Bdd, Vec<Bdd>), Stop> {
     let top = sigma.iter().flat_map(|p| p.iter().map(|&(s, _)| s as usize)).max().unwrap_or(0);
     let mut levels: Vec<Bdd> = vec![set.mk_true()];
     let mut steps: Vec<Bdd> = Vec::with_capacity(vars.len());
@@ -64,7 +83,7 @@ pub(super) fn steps(
             }
             stats.see(&choice[top + delta]);
             if stats.over_limit {
-                return (set.mk_false(), Vec::new());
+                return Err(Stop::Budget);
             }
         }
         // best[u]: prefixes x_1…x_{k−1} whose best choice has value top − u; L_k.
@@ -78,7 +97,7 @@ pub(super) fn steps(
             stats.see(&step);
             stats.see(&reached);
             if stats.over_limit {
-                return (set.mk_false(), Vec::new());
+                return Err(Stop::Budget);
             }
             best.push(g);
         }
@@ -87,14 +106,16 @@ pub(super) fn steps(
         steps.push(step);
         levels = normalise(&best, &vars[..k], set, stats);
         stats.see_all(&levels);
-        stats.over_limit |= levels.iter().map(Bdd::size).sum::<usize>() > LEVELS_LIMIT;
         if stats.over_limit {
-            return (set.mk_false(), Vec::new());
+            return Err(Stop::Budget);
+        }
+        if levels.iter().map(Bdd::size).sum::<usize>() > levels_limit {
+            return Err(Stop::Levels);
         }
     }
     steps.reverse();
     let exists = levels.iter().fold(set.mk_false(), |acc, l| acc.or(l));
-    (exists, steps)
+    Ok((exists, steps))
 }
 
 /// ∃`vars`.`b` for sorted `vars`, without the set biodivine's `exists` builds from the list
@@ -231,7 +252,8 @@ mod tests {
             for (e, a) in active.iter().enumerate() {
                 bucket[e] = bucket[e].and(&set.mk_var(vars[e]).imp(a));
             }
-            let (exists, steps) = steps(&set, vars, &bucket, &sigma, &mut Stats::default());
+            let (exists, steps) =
+                steps(&set, vars, &bucket, &sigma, LEVELS_LIMIT, &mut Stats::default()).expect("within the budget");
             let marginals = marginals(&set, vars, &steps, &mut Stats::default());
             for m in 0..4u32 {
                 let mut val = BddValuation::all_false(11);
