@@ -28,7 +28,7 @@
 //! node for node, are dropped by sending the edges that enter them to the node after them;
 //! the windows x does not read are not listed.
 
-use super::care::{Cuts, same_factor};
+use super::care::{Cuts, Scratch, same_factor_in};
 use super::meets::{meets, meets_not};
 use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariableSet};
 use rustc_hash::FxHashMap;
@@ -111,19 +111,26 @@ impl Factored {
             return Local { g: self.f.clone(), windows: Vec::new() };
         }
         let cx = Cuts::of(x);
-        let mut windows: Vec<usize> = cx.levels().iter().map(|&v| self.window(v).0).collect();
-        windows.dedup();
+        // The windows x reads, in order (one search per window).
+        let mut read: Vec<(usize, usize)> = Vec::new();
+        for &v in cx.levels() {
+            if read.last().is_none_or(|w| v >= w.1) {
+                read.push(self.window(v));
+            }
+        }
         // Dropped window: its entry in x and the node after it.
         let mut skip: FxHashMap<BddPointer, BddPointer> = FxHashMap::default();
-        windows.retain(|&w| {
-            let (p, q) = self.window(w);
-            let shared = cx.is_cut(p) && cx.is_cut(q) && same_factor(x, &cx, &self.care, &self.cuts, p, q);
+        let mut scratch = Scratch::default();
+        read.retain(|&(p, q)| {
+            let shared =
+                cx.is_cut(p) && cx.is_cut(q) && same_factor_in(x, &cx, &self.care, &self.cuts, (p, q), &mut scratch);
             if shared {
                 let from = cx.entry_at(x, p).expect("x reads the window");
                 skip.insert(from, cx.entry_at(x, q).unwrap_or(BddPointer::one()));
             }
             !shared
         });
+        let windows: Vec<usize> = read.into_iter().map(|w| w.0).collect();
         let g = if skip.is_empty() {
             x.clone()
         } else {
