@@ -166,6 +166,25 @@ impl Cuts {
 /// (both cut at p and q)? Node by node from the nodes the cut at p leads into, a node at or
 /// below q standing for `true`.
 pub(crate) fn same_factor(a: &Bdd, ca: &Cuts, b: &Bdd, cb: &Cuts, p: usize, q: usize) -> bool {
+    same_factor_in(a, ca, b, cb, (p, q), &mut Scratch::default())
+}
+
+/// The pairs [`same_factor`] has met and has still to visit, kept between calls.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    seen: FxHashSet<(BddPointer, BddPointer)>,
+    todo: Vec<(Option<BddPointer>, Option<BddPointer>)>,
+}
+
+/// [`same_factor`] over the window `(p, q)` with `scratch`'s buffers.
+pub(crate) fn same_factor_in(
+    a: &Bdd,
+    ca: &Cuts,
+    b: &Bdd,
+    cb: &Cuts,
+    (p, q): (usize, usize),
+    scratch: &mut Scratch,
+) -> bool {
     // `true` of the range, `false`, or a node inside it.
     let class = |bdd: &Bdd, n: Option<BddPointer>| match n {
         None => Err(true),
@@ -174,8 +193,10 @@ pub(crate) fn same_factor(a: &Bdd, ca: &Cuts, b: &Bdd, cb: &Cuts, p: usize, q: u
         Some(x) if bdd.var_of(x).to_index() >= q => Err(true),
         Some(x) => Ok(x),
     };
-    let mut seen: FxHashSet<(BddPointer, BddPointer)> = FxHashSet::default();
-    let mut todo = vec![(ca.entry_at(a, p), cb.entry_at(b, p))];
+    let Scratch { seen, todo } = scratch;
+    seen.clear();
+    todo.clear();
+    todo.push((ca.entry_at(a, p), cb.entry_at(b, p)));
     while let Some((x, y)) = todo.pop() {
         match (class(a, x), class(b, y)) {
             (Err(u), Err(v)) if u == v => {}

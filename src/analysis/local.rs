@@ -10,11 +10,12 @@
 //! leads to one node, so R = A(above) ∧ B(below)). Then R = ∧_w F_w, F_w R's factor over
 //! window w (`true` where R reads no variable of w).
 //!
-//! **Local sets.** A [`Local`] is a BDD g that reads only the windows W it lists; it
-//! stands for g ∧ R. With F_W the factors of W and F_rest those of the other windows,
-//! R = F_W ∧ F_rest, F_rest satisfiable (R ≠ ∅) and over variables g does not read, so:
-//! - (g ∧ R) ∧ (h ∧ R) = (g ∧ h) ∧ R, and (g ∧ R) ∖ (h ∧ R) = (g ∧ ¬h) ∧ R;
-//! - g ∧ R ≠ ∅ ⟺ g ∧ F_W ≠ ∅;
+//! **Local sets.** A [`Local`] is a BDD g that reads only the windows W it lists, with
+//! g ⊆ F_W (the factors of W); it stands for g ∧ R. R = F_W ∧ F_rest, F_rest the factors
+//! of the other windows, satisfiable (R ≠ ∅) and over variables g does not read, so:
+//! - (g ∧ R) ∧ (h ∧ R) = (g ∧ h) ∧ R, and (g ∧ R) ∖ (h ∧ R) = (g ∧ F_V ∧ ¬h) ∧ R, V the
+//!   windows of h that g does not read;
+//! - g ∧ R ≠ ∅ ⟺ g ≠ ∅, and g ∧ h ∧ R ≠ ∅ ⟺ g ∧ h ≠ ∅ (a walk of the two, `meets`);
 //! - the shortest condition of x ∧ R on the care set q ∧ R (`ModeSpace::to_cond`) is that
 //!   of g_x ∧ g_q ∧ F_W on g_q ∧ F_W, W the windows of both: F_rest is a factor of the two
 //!   over variables neither reads, and dropping it changes no cube of the ISOP (the proof
@@ -27,7 +28,7 @@
 //! node for node, are dropped by sending the edges that enter them to the node after them;
 //! the windows x does not read are not listed.
 
-use super::care::{Cuts, same_factor};
+use super::care::{Cuts, Scratch, same_factor_in};
 use super::meets::{meets, meets_not};
 use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariableSet};
 use rustc_hash::FxHashMap;
@@ -46,7 +47,7 @@ pub struct Factored {
 }
 
 /// The set of modes g ∧ R; g reads only the `windows` (their first positions, sorted,
-/// distinct).
+/// distinct), and g ⊆ their factors.
 #[derive(Clone, Debug)]
 pub struct Local {
     pub g: Bdd,
@@ -101,7 +102,7 @@ impl Factored {
 
     /// The whole of R.
     pub fn all(&self) -> Local {
-        Local { g: self.t.clone(), windows: Vec::new() }
+        Local { g: if self.is_empty() { self.f.clone() } else { self.t.clone() }, windows: Vec::new() }
     }
 
     /// x ∧ R as a local set (module header).
@@ -110,19 +111,26 @@ impl Factored {
             return Local { g: self.f.clone(), windows: Vec::new() };
         }
         let cx = Cuts::of(x);
-        let mut windows: Vec<usize> = cx.levels().iter().map(|&v| self.window(v).0).collect();
-        windows.dedup();
+        // The windows x reads, in order (one search per window).
+        let mut read: Vec<(usize, usize)> = Vec::new();
+        for &v in cx.levels() {
+            if read.last().is_none_or(|w| v >= w.1) {
+                read.push(self.window(v));
+            }
+        }
         // Dropped window: its entry in x and the node after it.
         let mut skip: FxHashMap<BddPointer, BddPointer> = FxHashMap::default();
-        windows.retain(|&w| {
-            let (p, q) = self.window(w);
-            let shared = cx.is_cut(p) && cx.is_cut(q) && same_factor(x, &cx, &self.care, &self.cuts, p, q);
+        let mut scratch = Scratch::default();
+        read.retain(|&(p, q)| {
+            let shared =
+                cx.is_cut(p) && cx.is_cut(q) && same_factor_in(x, &cx, &self.care, &self.cuts, (p, q), &mut scratch);
             if shared {
                 let from = cx.entry_at(x, p).expect("x reads the window");
                 skip.insert(from, cx.entry_at(x, q).unwrap_or(BddPointer::one()));
             }
             !shared
         });
+        let windows: Vec<usize> = read.into_iter().map(|w| w.0).collect();
         let g = if skip.is_empty() {
             x.clone()
         } else {
@@ -134,7 +142,7 @@ impl Factored {
             };
             self.rebuild(x, x.root_pointer(), &map)
         };
-        Local { g, windows }
+        Local { g: g.and(&self.factors(&windows)), windows }
     }
 
     /// The conjunction of the factors of `windows`.
@@ -154,29 +162,35 @@ impl Factored {
 
     /// a ∖ b.
     pub fn and_not(&self, a: &Local, b: &Local) -> Local {
-        Local { g: a.g.and_not(&b.g), windows: union(&a.windows, &b.windows) }
+        Local { g: self.widened(a, &b.windows).and_not(&b.g), windows: union(&a.windows, &b.windows) }
     }
 
     /// Is `a` empty?
     pub fn is_false(&self, a: &Local) -> bool {
-        self.is_empty() || !meets(&a.g, &self.factors(&a.windows))
+        a.g.is_false()
     }
 
     /// a ∧ b ≠ ∅.
     pub fn meets(&self, a: &Local, b: &Local) -> bool {
-        !self.is_empty() && meets(&a.g.and(&self.factors(&union(&a.windows, &b.windows))), &b.g)
+        meets(&a.g, &b.g)
     }
 
     /// a ⊄ b.
     pub fn meets_not(&self, a: &Local, b: &Local) -> bool {
-        !self.is_empty() && meets_not(&a.g.and(&self.factors(&union(&a.windows, &b.windows))), &b.g)
+        meets_not(&self.widened(a, &b.windows), &b.g)
     }
 
     /// (x ∧ care ∧ F_W, care ∧ F_W) over the windows W of both: the pair whose shortest
     /// condition is that of x on `care` (module header).
     pub fn pair(&self, x: &Local, care: &Local) -> (Bdd, Bdd) {
-        let c = care.g.and(&self.factors(&union(&x.windows, &care.windows)));
+        let c = self.widened(care, &x.windows);
         (x.g.and(&c), c)
+    }
+
+    /// a.g ∧ the factors of the `windows` a does not read.
+    fn widened(&self, a: &Local, windows: &[usize]) -> Bdd {
+        let extra: Vec<usize> = windows.iter().copied().filter(|w| a.windows.binary_search(w).is_err()).collect();
+        if extra.is_empty() { a.g.clone() } else { a.g.and(&self.factors(&extra)) }
     }
 
     /// The BDD rooted at `root` in `x`, every pointer passed through `map` (a pointer that
@@ -304,6 +318,10 @@ mod tests {
             let (a, b) = (pick(&mut rnd), pick(&mut rnd));
             let fz = Factored::new(&care, &set);
             let (la, lb) = (fz.local(&a), fz.local(&b));
+            let (and, and_not) = (fz.and(&la, &lb), fz.and_not(&la, &lb));
+            for l in [&la, &lb, &and, &and_not] {
+                assert!(l.g.imp(&fz.factors(&l.windows)).is_true(), "g within its windows' factors");
+            }
             for (x, l) in [(&a, &la), (&b, &lb)] {
                 assert_eq!(l.g.and(&care), x.and(&care), "x {x:?} care {care:?}");
                 for v in l.g.support_set() {
@@ -318,8 +336,8 @@ mod tests {
             assert_eq!(fz.meets(&la, &lb), !wa.and(&wb).is_false());
             assert_eq!(fz.meets_not(&la, &lb), !wa.and_not(&wb).is_false());
             assert_eq!(fz.is_false(&la), wa.is_false());
-            assert_eq!(fz.and(&la, &lb).g.and(&care), wa.and(&wb));
-            assert_eq!(fz.and_not(&la, &lb).g.and(&care), wa.and_not(&wb));
+            assert_eq!(and.g.and(&care), wa.and(&wb));
+            assert_eq!(and_not.g.and(&care), wa.and_not(&wb));
             let (lower, upper) = fz.pair(&la, &lb);
             assert!(lower.imp(&upper).is_true());
             assert_eq!(fz.local(&lower).g.and(&care), wa.and(&wb));
