@@ -89,6 +89,8 @@ pub(crate) struct Plan<'a> {
     where_cache: FxHashMap<Vec<(ModeId, bool)>, Bdd>,
     /// The local set of each numbered condition, made when first asked ([`Plan::local`]).
     locals: RefCell<Vec<Option<Local>>>,
+    /// The local sets of a variable's per-mode orders (`Cdg::orders`), made when first asked.
+    order_locals: RefCell<FxHashMap<VarId, Vec<Local>>>,
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
@@ -151,6 +153,7 @@ impl<'a> Plan<'a> {
             mux_deps_done: 0,
             where_cache: FxHashMap::default(),
             locals: RefCell::default(),
+            order_locals: RefCell::default(),
             valuations: RefCell::default(),
         };
         plan.renumber(&first_block);
@@ -368,11 +371,12 @@ impl<'a> Plan<'a> {
 
     /// Def_c(u, i): parts writing u at an order ≥ i whose condition meets `c`.
     pub(crate) fn def(&self, u: VarId, i: u32, c: &Bdd) -> Vec<(usize, u32)> {
-        self.writers[u.index()]
-            .iter()
-            .copied()
-            .filter(|&(b, k)| k >= i && meets(self.cond(self.part_cond[b]), c))
-            .collect()
+        let writers = self.writers[u.index()].iter().copied().filter(|&(_, k)| k >= i);
+        if c == &self.care {
+            return writers.filter(|&(b, _)| !self.cond(self.part_cond[b]).is_false()).collect();
+        }
+        let c = self.local(c);
+        writers.filter(|&(b, _)| self.factored.meets(&self.local(self.cond(self.part_cond[b])), &c)).collect()
     }
 
     /// The values `at` gives the mode variables, as a partial valuation of the BDD
@@ -410,7 +414,14 @@ impl<'a> Plan<'a> {
 
     /// Is u^(i) a leading variable in some mode of `c`?
     pub(crate) fn leading_in(&self, u: VarId, i: u32, c: &Bdd) -> bool {
-        self.cdg.orders[u.index()].iter().any(|(d, m)| *d == i && !m.and(c).and(&self.care).is_false())
+        let orders = &self.cdg.orders[u.index()];
+        if !orders.iter().any(|(d, _)| *d == i) {
+            return false;
+        }
+        let c = self.local(c);
+        let mut cache = self.order_locals.borrow_mut();
+        let locals = cache.entry(u).or_insert_with(|| orders.iter().map(|(_, m)| self.factored.local(m)).collect());
+        orders.iter().zip(locals.iter()).any(|((d, _), m)| *d == i && self.factored.meets(m, &c))
     }
 
     /// u^(i) as read under condition number `c` (see the module header).
