@@ -83,7 +83,8 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
     Primal { matched, regular }
 }
 
-/// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge.
+/// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge
+/// (on the valid modes: what they hold outside them is no one's concern).
 fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<Bdd>) {
     if !stats.factors_only
         && let Some(solved) = classes::solve_block(enc, edges, stats)
