@@ -27,7 +27,7 @@
 
 use super::bits::BitVec;
 use super::closure::blocks_by_last_node;
-use super::modulo::Regular;
+use super::modulo::CareSet;
 use super::primal::Primal;
 use super::{Encoding, Stats};
 use crate::analysis::cdg::{Block, Edge};
@@ -48,7 +48,7 @@ pub(super) struct Graph {
 pub(super) fn build(
     enc: &Encoding,
     primal: &Primal,
-    regular: &Regular,
+    regular: &CareSet,
     (c, d): (&[BitVec], &[BitVec]),
     (by_c, by_d): (&[Vec<(u32, Bdd)>], &[Vec<(u32, Bdd)>]),
     stats: &mut Stats,
@@ -90,7 +90,7 @@ pub(super) fn build(
 /// that are not empty. In every regular mode an equation is in exactly one instance, so
 /// the instance of a witness mode is found by evaluation: one BDD operation per part,
 /// not per instance.
-fn by_instance(regular: &Regular, modes: &Bdd, instances: &[(usize, &Bdd)]) -> Vec<(usize, Bdd)> {
+fn by_instance(regular: &CareSet, modes: &Bdd, instances: &[(usize, &Bdd)]) -> Vec<(usize, Bdd)> {
     let mut rest = modes.clone();
     let mut out = Vec::new();
     while let Some(w) = regular.witness(&rest) {
@@ -106,7 +106,7 @@ fn by_instance(regular: &Regular, modes: &Bdd, instances: &[(usize, &Bdd)]) -> V
 fn relation(
     enc: &Encoding,
     primal: &Primal,
-    regular: &Regular,
+    regular: &CareSet,
     c: &[BitVec],
     d: &[BitVec],
 ) -> BTreeMap<(usize, usize), Bdd> {
@@ -176,7 +176,7 @@ impl Leaf {
 /// splits leave one part, and a leaf of a large block (EngineV6: ~1,000 members) cloned
 /// per split made the refinement quadratic in the block's size.
 fn split(
-    regular: &Regular,
+    regular: &CareSet,
     leaves: Vec<(Leaf, Bdd)>,
     alternatives: &dyn Fn(&Leaf, &Bdd) -> Vec<(Bdd, Fix)>,
 ) -> Vec<(Leaf, Bdd)> {
@@ -216,7 +216,7 @@ fn by_value(parts: &[(u32, Bdd)], fix: impl Fn(u32) -> Fix) -> Vec<(Bdd, Fix)> {
 fn instances(
     enc: &Encoding,
     primal: &Primal,
-    regular: &Regular,
+    regular: &CareSet,
     values: &Values,
     rel: &BTreeMap<(usize, usize), Bdd>,
     stats: &mut Stats,
@@ -264,7 +264,7 @@ fn instances(
 fn refine(
     enc: &Encoding,
     primal: &Primal,
-    regular: &Regular,
+    regular: &CareSet,
     values: &Values,
     mut leaves: Vec<(Leaf, Bdd)>,
 ) -> Vec<(Leaf, Bdd)> {

@@ -12,7 +12,7 @@
 
 use super::Encoding;
 use super::bits::BitVec;
-use super::modulo::Regular;
+use super::modulo::CareSet;
 use super::primal::Primal;
 use crate::analysis::AnalysisError;
 
@@ -20,7 +20,7 @@ use crate::analysis::AnalysisError;
 pub(super) fn solve(
     enc: &Encoding,
     primal: &Primal,
-    regular: &Regular,
+    regular: &CareSet,
 ) -> Result<(Vec<BitVec>, Vec<BitVec>), AnalysisError> {
     let set = enc.set();
     let zero = BitVec::constant(set, enc.width, 0);
@@ -78,6 +78,6 @@ pub(super) fn solve(
 }
 
 /// Whether a and b differ in some regular mode.
-fn differ(regular: &Regular, a: &BitVec, b: &BitVec) -> bool {
+fn differ(regular: &CareSet, a: &BitVec, b: &BitVec) -> bool {
     a.bits.iter().zip(&b.bits).any(|(x, y)| regular.differ(x, y))
 }

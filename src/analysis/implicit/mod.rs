@@ -98,7 +98,7 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     }
     // From here on, sets of modes are held modulo the regular modes (`modulo`) and made
     // exact where they enter the CDG.
-    let regular = modulo::Regular::new(&primal.regular);
+    let regular = modulo::CareSet::new(&primal.regular);
     let (c, d) = dual::solve(&enc, &primal, &regular)?;
     stats.see_all(c.iter().chain(&d).flat_map(|v| &v.bits));
     stats.phase("dual");

@@ -1,15 +1,17 @@
-//! Sets of modes modulo the regular modes R (issue 15). The analysis only ever asks about
-//! regular modes, so inside it a set of modes F stands for F ∧ R: ∧, ∨, ¬ (relative to R)
-//! and every pointwise operation on bit-vectors commute with ∧ R, so they are computed on
-//! the small representatives and R is conjoined once, where a result leaves the analysis
-//! ([`Regular::exact`]). What cannot be done on representatives is asked here, exactly:
-//! is F ∧ R empty ([`Regular::meets`]), do F and G differ on R ([`Regular::differ`]), one
-//! mode of F ∧ R ([`Regular::witness`]).
+//! Sets of modes modulo a care set R (issue 15): the regular modes after the primal
+//! problem, the valid modes inside `factors`. Those steps only ever ask about modes of R,
+//! so there a set of modes F stands for F ∧ R: ∧, ∨, ¬ (relative to R) and every
+//! pointwise operation on bit-vectors commute with ∧ R, so they are computed on the small
+//! representatives and R is conjoined once, where a result leaves ([`CareSet::exact`]).
+//! What cannot be done on representatives is asked here, exactly: is F ∧ R empty
+//! ([`CareSet::meets`]), do F and G differ on R ([`CareSet::differ`]), one mode of F ∧ R
+//! ([`CareSet::witness`]).
 //!
 //! Why: R is a conjunction over every room or car (the compressible building's
 //! `open_i or not outgoing_i`, i = 1…N): a BDD of O(N) nodes, and so was every condition
-//! conjoined with it — each T_e, bit of c and d, value of ⇝, block leaf. Every operation
-//! was O(N) and the analysis O(N²) in time and memory (building N = 300: 700 MB).
+//! conjoined with it — each T_e, bit of c and d, value of ⇝, block leaf, piece of the
+//! factored split. Every operation was O(N) and the analysis O(N²) in time and memory
+//! (building N = 300: 700 MB).
 //!
 //! **Factors.** A level boundary of R is a *cut* when every edge crossing it leads to one
 //! node (`false` aside): R = A(variables above) ∧ B(variables below). Between consecutive
@@ -32,7 +34,7 @@ const SPAN_CACHE_NODES: usize = 1 << 22;
 type Spans = (FxHashMap<(usize, usize), Bdd>, usize);
 
 /// R with its factors (module header).
-pub(super) struct Regular {
+pub(super) struct CareSet {
     /// R itself.
     pub all: Bdd,
     /// The first variable index of each factor, ascending; factor k covers the variable
@@ -43,9 +45,9 @@ pub(super) struct Regular {
     spans: RefCell<Spans>,
 }
 
-impl Regular {
-    pub fn new(all: &Bdd) -> Regular {
-        Regular {
+impl CareSet {
+    pub fn new(all: &Bdd) -> CareSet {
+        CareSet {
             all: all.clone(),
             starts: factor_starts(all),
             base: all.first_valuation(),
@@ -219,7 +221,7 @@ mod tests {
                 }
                 at += len;
             }
-            let reg = Regular::new(&r);
+            let reg = CareSet::new(&r);
             // The factors found multiply back to R.
             let product = (0..reg.starts.len()).fold(set.mk_true(), |acc, k| acc.and(&reg.span(k, k)));
             assert_eq!(product, r, "factors {:?} of {r:?}", reg.starts);

@@ -87,7 +87,8 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
 }
 
 /// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge
-/// (all false past the budget, with `stats.over_limit` set). In turn: the structural
+/// (on the valid modes: what they hold outside them is no one's concern; all false past
+/// the budget, with `stats.over_limit` set). In turn: the structural
 /// classes; the factored split within its first budget; the programme within
 /// [`optimal::TRIAL_LEVELS`]; the factored split's last attempt
 /// ([`factors::Budget::last_resort`]); the programme within [`optimal::LEVELS_LIMIT`].
