@@ -56,6 +56,7 @@ class FileResult:
     reason: str = ""  # error_line generalised (refused and crashed only)
     failures: list = field(default_factory=list)  # (check, first error line) of the output
     input_check: str = ""  # when the output fails --check: what --check says of the input
+    diagnosis: str = ""  # a refusal as singular: the overdetermined/underdetermined sets
 
 
 def first_error_line(stderr, replacements):
@@ -151,6 +152,37 @@ def input_check(binary, path, name, timeout):
     return f"exit {code}: " + generalise(describe_failure(code, err, [(str(path), name)], timeout))
 
 
+SINGULAR = "structurally singular"
+LISTED = 8  # names shown of a diagnosis's set
+
+
+def singular_diagnosis(binary, path, timeout):
+    """What `--check` finds singular in a refused input (see `describe_singular`)."""
+    code, err, _ = run([binary, "--check", str(path)], subprocess.DEVNULL, timeout)
+    if code is None:
+        return f"--check: timeout after {timeout:g} s"
+    return describe_singular(next((x for x in err.splitlines() if "error:" in x), ""), code)
+
+
+def describe_singular(line, code):
+    """The overdetermined equations and underdetermined variables of `--check`'s error line
+    (counts, the first names), after the modes it names (`in every valid mode`, `when g`)."""
+    parts = []
+    for label, key in (("overdetermined", "overdetermined equations ["),
+                       ("underdetermined", "underdetermined variables [")):
+        start = line.find(key)
+        if start < 0:
+            continue
+        names = line[start + len(key):line.find("]", start)].split(", ")
+        shown = ", ".join(names[:LISTED]) + (", …" if len(names) > LISTED else "")
+        parts.append(f"{label} {len(names)}: {shown}")
+    if not parts:
+        return f"--check exit {code}: no diagnosis on its error line"
+    at = line.find(SINGULAR)
+    when = line[at + len(SINGULAR):].split(":")[0].strip() if at >= 0 else ""
+    return (f"{when}: " if when else "") + "; ".join(parts)
+
+
 def classify(code, stderr, output):
     """The outcome of a finished main run."""
     if code == 0:
@@ -186,6 +218,8 @@ def process(binary, corpus, path, timeout):
                 line = "exit 0 with an empty output"
         result.error_line = line
         result.reason = ("crash: " if outcome == "crashed" else "") + generalise(line)
+        if outcome == "refused" and SINGULAR in line:
+            result.diagnosis = singular_diagnosis(binary, path, timeout)
         return result
 
 
@@ -245,6 +279,7 @@ def corpus_section(label, results):
     ]
     out += failures_tables(results)
     out += reasons_table(results)
+    out += refused_files(results)
     out += ["### The 10 slowest files", "", "| file | outcome | time |", "|---|---|---|"]
     slowest = sorted(results, key=lambda r: (-r.seconds, r.name))[:10]
     out += [f"| {cell(r.name)} | {r.outcome} | {r.seconds:.3f} s |" for r in slowest]
@@ -299,6 +334,34 @@ def reasons_table(results):
         out.append(
             f"| {len(members)} | {cell(reason)} | {cell(example.name)} "
             f"| {cell(example.error_line, LIMIT)} |"
+        )
+    return out + [""]
+
+
+def refused_files(results, most=60):
+    """Every refused file with its place and reason, and for a singular model what --check
+    finds: its overdetermined equations and underdetermined variables."""
+    refused = [r for r in results if r.outcome == "refused"]
+    out = [f"### Refused files: {len(refused)}", ""]
+    if not refused:
+        return out
+    if len(refused) > most:
+        return out + [f"More than {most}: grouped by reason above, not listed one by one.", ""]
+    out += [
+        "A model *structurally singular in every valid mode* has no mode in which its equations "
+        "determine its unknowns (Σ-method, paper 002): the overdetermined equations and the "
+        "underdetermined variables below are `--check`'s diagnosis of the input, at "
+        "`file:line:col` in its report.",
+        "",
+        "| file | reason | place | `--check` diagnosis (singular models) |",
+        "|---|---|---|---|",
+    ]
+    for r in refused:
+        place = r.error_line.split(": error:")[0] if ": error:" in r.error_line else "–"
+        place = place.split(":", 1)[1] if ":" in place else place
+        out.append(
+            f"| {cell(r.name)} | {cell(r.reason, 120)} | {cell(place)} "
+            f"| {cell(r.diagnosis or '–', LIMIT)} |"
         )
     return out + [""]
 

@@ -11,7 +11,8 @@
 //! of 701 edges, cut width 180; the programme's levels doubled every few edges and ran
 //! for minutes), while their flow-direction atoms change only a few edges each: a handful
 //! of structural classes. The paper's families are the opposite (Westinghouse: 2^N classes
-//! in one narrow block), so the classes are tried first under a budget and the programme
+//! in one narrow block), so the classes are tried under a budget (after the factored split,
+//! [`super::factors`], whose leaves unite classes) and the programme
 //! runs where they exceed it.
 //!
 //! The split refines the parts edge by edge in the block's order: after the last edge the
@@ -26,10 +27,10 @@
 //! conditions) depends only on the matching being of maximum weight.
 
 use super::class_count;
-use super::ops::{and, and_not, or};
+use super::ops::{and, and_not, or_all};
 use super::{Encoding, Stats};
 use crate::analysis::matching::{Graph, max_weight_perfect_matching};
-use biodivine_lib_bdd::Bdd;
+use biodivine_lib_bdd::{Bdd, BddVariableSet};
 use std::collections::HashMap;
 
 /// At most this many structural classes per block are solved one by one.
@@ -52,8 +53,8 @@ pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) ->
     vars.dedup();
     let row = |k: usize| eqs.binary_search(&enc.edges[k].eq).expect("the edge's equation is in the block");
     let col = |k: usize| vars.binary_search(&enc.edges[k].var).expect("the edge's variable is in the block");
-    let mut exists = set.mk_false();
-    let mut picked = vec![set.mk_false(); edges.len()];
+    // Per class with a perfect matching: its modes and the positions it matches.
+    let mut found: Vec<(&Bdd, Vec<u32>)> = Vec::new();
     for part in &split.parts {
         let sigma = split.sigma(part);
         // The block's graph in this class: the edges that exist, weighted by σ.
@@ -69,15 +70,50 @@ pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) ->
             continue;
         }
         let Some(matched) = max_weight_perfect_matching(&graph) else { continue };
-        exists = or(&exists, &part.modes);
-        for (r, &c) in matched.iter().enumerate() {
-            let p = graph[r].iter().position(|&(j, _)| j == c).map(|i| at[r][i]).expect("a matched edge exists");
-            picked[p] = or(&picked[p], &part.modes);
-        }
+        let chosen = matched
+            .iter()
+            .enumerate()
+            .map(|(r, &c)| {
+                let i = graph[r].iter().position(|&(j, _)| j == c).expect("a matched edge exists");
+                at[r][i] as u32
+            })
+            .collect();
+        found.push((&part.modes, chosen));
     }
+    let exists = or_all(found.iter().map(|&(m, _)| m.clone()).collect()).unwrap_or_else(|| set.mk_false());
+    let leaves: Vec<(&Bdd, &[u32])> = found.iter().map(|(m, c)| (*m, c.as_slice())).collect();
+    let picked = picked(set, edges.len(), &leaves);
     stats.see(&exists);
     stats.see_all(&picked);
     Some((exists, picked))
+}
+
+/// T_e per position of a block's `n` edges from its leaves (modes, positions matched):
+/// the union of the modes of the leaves that match e. Edges matched by the same leaves
+/// share one union (most are matched by every leaf of their sub-block), each union
+/// pairwise ([`or_all`]): one union per leaf and matched edge, one by one, was most of
+/// the `--check` of a rewritten ThreeTanks output (thousands of classes × its rows) and
+/// a sixth of the factored split's time on BatchPlant_StandardWater (1,095 leaves).
+pub(super) fn picked(set: &BddVariableSet, n: usize, leaves: &[(&Bdd, &[u32])]) -> Vec<Bdd> {
+    let mut leaves_of: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (l, (_, chosen)) in leaves.iter().enumerate() {
+        for &p in *chosen {
+            leaves_of[p as usize].push(l as u32);
+        }
+    }
+    // Keyed by the list of leaves; the union is a function of the key (deterministic).
+    let mut union: HashMap<&[u32], Bdd> = HashMap::new();
+    leaves_of
+        .iter()
+        .map(|ls| {
+            union
+                .entry(ls.as_slice())
+                .or_insert_with(|| {
+                    or_all(ls.iter().map(|&l| leaves[l as usize].0.clone()).collect()).unwrap_or_else(|| set.mk_false())
+                })
+                .clone()
+        })
+        .collect()
 }
 
 /// Valid modes where the block's incidence and orders are constant.

@@ -44,7 +44,7 @@
 //! whose choices are few is decided (BatchPlant_StandardWater: 1,095 leaves, 1.5·10^6
 //! visits, about 1 s).
 
-use super::classes::pieces_where;
+use super::classes::{picked, pieces_where};
 use super::modulo::CareSet;
 use super::ops::{and, or};
 use super::{Encoding, Stats};
@@ -345,29 +345,10 @@ impl<'a> Solver<'a> {
         Ok(modes.clone())
     }
 
-    /// T_e per position: the union of the modes of the leaves that match it. Most edges
-    /// are matched by every leaf of their sub-block, so each distinct set of leaves is
-    /// united once (one union per leaf and matched edge was a sixth of the split's time
-    /// on BatchPlant_StandardWater: 1,095 leaves of about 700 rows).
+    /// T_e per position ([`super::classes::picked`]).
     fn picked(&self) -> Vec<Bdd> {
-        let set = self.enc.set();
-        let mut leaves_of: Vec<Vec<u32>> = vec![Vec::new(); self.edges.len()];
-        for (l, (_, chosen)) in self.found.iter().enumerate() {
-            for &p in chosen {
-                leaves_of[p as usize].push(l as u32);
-            }
-        }
-        // Keyed by the list of leaves; the union is a function of the key (deterministic).
-        let mut union: HashMap<&[u32], Bdd> = HashMap::new();
-        leaves_of
-            .iter()
-            .map(|ls| {
-                union
-                    .entry(ls.as_slice())
-                    .or_insert_with(|| ls.iter().fold(set.mk_false(), |acc, &l| or(&acc, &self.found[l as usize].0)))
-                    .clone()
-            })
-            .collect()
+        let leaves: Vec<(&Bdd, &[u32])> = self.found.iter().map(|(m, c)| (m, c.as_slice())).collect();
+        picked(self.enc.set(), self.edges.len(), &leaves)
     }
 
     /// Local (row, column) of each edge of `positions`, rows and columns numbered in the

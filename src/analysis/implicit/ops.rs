@@ -69,3 +69,22 @@ pub(super) fn ite(c: &Bdd, x: &Bdd, y: &Bdd) -> Bdd {
         Bdd::if_then_else(c, x, y)
     }
 }
+
+/// The union of `sets`, pairwise (a balanced tree of unions): k parts united one by one
+/// rebuild the growing union k times; pairwise, each level's unions are as small as
+/// their operands (the structural classes of a rewritten ThreeTanks output: thousands of
+/// parts).
+pub(super) fn or_all(mut sets: Vec<Bdd>) -> Option<Bdd> {
+    while sets.len() > 1 {
+        let mut next = Vec::with_capacity(sets.len().div_ceil(2));
+        let mut it = sets.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => or(&a, &b),
+                None => a,
+            });
+        }
+        sets = next;
+    }
+    sets.pop()
+}
