@@ -164,6 +164,27 @@ def singular_diagnosis(binary, path, timeout):
     return describe_singular(next((x for x in err.splitlines() if "error:" in x), ""), code)
 
 
+def bracketed(line, start):
+    """The comma-separated names from `start` to the `]` that closes the list (names may
+    hold subscripts: `v[1]`); an empty list gives none."""
+    names, depth, end, first = [], 0, start, start
+    while end < len(line) and (line[end] != "]" or depth > 0):
+        if line[end] == "," and depth == 0:
+            names.append(line[first:end].strip())
+            first = end + 1
+        depth += {"[": 1, "]": -1}.get(line[end], 0)
+        end += 1
+    last = line[first:end].strip()
+    return names + [last] if names or last else []
+
+
+def component_note(name):
+    """A model of a `Utilities`/`Components` package (or OpAmpCircuits) is a component the
+    examples use, not an example: its connectors are left open at the top level."""
+    marks = (".Utilities.", ".Components.", ".OpAmpCircuits.")
+    return "component model, not an example" if any(m in name for m in marks) else ""
+
+
 def describe_singular(line, code):
     """The overdetermined equations and underdetermined variables of `--check`'s error line
     (counts, the first names), after the modes it names (`in every valid mode`, `when g`)."""
@@ -173,9 +194,9 @@ def describe_singular(line, code):
         start = line.find(key)
         if start < 0:
             continue
-        names = line[start + len(key):line.find("]", start)].split(", ")
+        names = bracketed(line, start + len(key))
         shown = ", ".join(names[:LISTED]) + (", …" if len(names) > LISTED else "")
-        parts.append(f"{label} {len(names)}: {shown}")
+        parts.append(f"{label} {len(names)}" + (f": {shown}" if names else ""))
     if not parts:
         return f"--check exit {code}: no diagnosis on its error line"
     at = line.find(SINGULAR)
@@ -353,15 +374,15 @@ def refused_files(results, most=60):
         "underdetermined variables below are `--check`'s diagnosis of the input, at "
         "`file:line:col` in its report.",
         "",
-        "| file | reason | place | `--check` diagnosis (singular models) |",
-        "|---|---|---|---|",
+        "| file | reason | place | `--check` diagnosis (singular models) | note |",
+        "|---|---|---|---|---|",
     ]
     for r in refused:
         place = r.error_line.split(": error:")[0] if ": error:" in r.error_line else "–"
         place = place.split(":", 1)[1] if ":" in place else place
         out.append(
             f"| {cell(r.name)} | {cell(r.reason, 120)} | {cell(place)} "
-            f"| {cell(r.diagnosis or '–', LIMIT)} |"
+            f"| {cell(r.diagnosis or '–', LIMIT)} | {component_note(r.name) or '–'} |"
         )
     return out + [""]
 

@@ -19,6 +19,14 @@ class DescribeSingular(unittest.TestCase):
             "v1, v2, v3, v4, v5, v6, v7, v8, …",
         )
 
+    def test_subscripted_names_and_empty_sets(self):
+        line = ("m.mo: error: model M is structurally singular when g: overdetermined "
+                "equations [], underdetermined variables [v[1], w[2, 3]]")
+        self.assertEqual(
+            cc.describe_singular(line, 1),
+            "when g: overdetermined 0; underdetermined 2: v[1], w[2, 3]",
+        )
+
     def test_a_line_without_sets_says_so(self):
         self.assertEqual(
             cc.describe_singular("m.mo: error: something else", 1),
