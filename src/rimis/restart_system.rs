@@ -450,7 +450,7 @@ fn grow(
             .collect();
         let under: Vec<String> = (0..unknowns.len())
             .filter(|&k| var_to_eq[k].is_none())
-            .map(|k| plan.mdae.vars[unknowns[k]].name.clone())
+            .map(|k| plan.mdae.vars[unknowns[k]].name.to_string())
             .collect();
         return Ok(Err(Fail::new(format!(
             "the restart system is structurally singular (overdetermined: {}; underdetermined: {})",

@@ -175,10 +175,9 @@ impl<'a> Scope<'a> {
         }
         if let ClassBody::Long(comp) = &model.body {
             let count = |p: &ClassPart| match p {
-                ClassPart::Elements { elements, .. } => elements
-                    .iter()
-                    .map(|e| if let Element::Component(c) = e { c.declarations.len() } else { 0 })
-                    .sum(),
+                ClassPart::Elements { elements, .. } => {
+                    elements.iter().map(|e| if let Element::Component(c) = e { c.declarations.len() } else { 0 }).sum()
+                }
                 _ => 0,
             };
             let n: usize = comp.parts.iter().map(count).sum();
