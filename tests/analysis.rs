@@ -277,3 +277,26 @@ fn a_model_without_modes_or_unknowns_is_analysed_by_both_strategies() {
         assert_eq!(cdg.space.count(&cdg.valid), "1");
     }
 }
+
+/// The memory budget of the implicit analysis — the BDD nodes its result holds, each
+/// condition conjoined with the regular modes — refuses a model by its own message, not
+/// by growing: WaterTank (the paper's building of one room) under a budget of 100 nodes.
+/// Within the default budget the same run passes and counts what it holds.
+#[test]
+fn the_memory_budget_refuses_by_name() {
+    use analysis::AnalysisError;
+    use analysis::implicit::{HELD_LIMIT, Order, Stats, implicit_with_stats};
+    let m = load("WaterTank.mo");
+    let mut small = Stats::default();
+    small.held_limit = Some(100);
+    let refused = implicit_with_stats(&m, Order::default(), &mut small).map(|_| ()).unwrap_err();
+    assert!(matches!(refused, AnalysisError::TooMuchMemory { held: 100, .. }), "{refused}");
+    assert!(refused.to_string().contains("exceeds its memory budget (100 BDD nodes held"), "{refused}");
+    let mut stats = Stats::default();
+    let cdg = implicit_with_stats(&m, Order::default(), &mut stats).unwrap();
+    let conditions = cdg.offsets.iter().chain(&cdg.orders).flatten().map(|(_, b)| b.size() as u64).sum::<u64>()
+        + cdg.blocks.iter().map(|b| b.cond.size() as u64).sum::<u64>()
+        + cdg.edges.iter().map(|e| e.cond.size() as u64).sum::<u64>();
+    assert_eq!(stats.held, conditions);
+    assert!(stats.held > 100 && stats.held <= HELD_LIMIT, "{}", stats.held);
+}

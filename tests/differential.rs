@@ -60,6 +60,17 @@ fn compare(m: &Mdae, what: &str) -> usize {
     let mut factors_only = analysis::implicit::Stats::default();
     factors_only.factors_only = true;
     let factored = analysis::implicit::implicit_with_stats(m, Default::default(), &mut factors_only).unwrap();
+    // Every condition of a result lies inside its regular modes and holds in one of them
+    // (the implicit strategy computes modulo them, tests emptiness on them and conjoins
+    // them where a condition enters the CDG).
+    for (cdg, name) in [(&ex, "explicit"), (&im, "implicit"), (&programme, "programme"), (&factored, "factored")] {
+        let offsets = cdg.offsets.iter().chain(&cdg.orders).flatten().map(|(_, b)| b);
+        let conds = offsets.chain(cdg.blocks.iter().map(|b| &b.cond)).chain(cdg.edges.iter().map(|e| &e.cond));
+        for cond in conds {
+            assert!(cond.and_not(&cdg.regular).is_false(), "{what}: a {name} condition outside the regular modes");
+            assert!(!cond.is_false(), "{what}: a {name} condition without a mode");
+        }
+    }
     let mut mismatches = 0;
     for bits in 0u64..(1 << m.modes.len()) {
         let holds = |id: ModeId| bits >> id.0 & 1 == 1;

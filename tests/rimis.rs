@@ -540,6 +540,45 @@ fn blocks_whose_writers_join_opposite_orders_are_emitted_in_parts() {
     assert!(out.contains("// Block 2. ") && out.contains("  p1_2 = level1 - h + R * m1_11;\n"), "{out}");
 }
 
+/// Issue 13: the water tanks of BatchPlant_StandardWater (`fixtures/IF97Tank.mo`). Open,
+/// the density `rho_ph(p, h, …)` = `rho_props_ph(p, h, waterBaseProp_ph(…))` is
+/// differentiated; omc dropped its annotation `derivative(noDerivative = properties) =
+/// rho_ph_der`. Inlining `rho_props_ph` instead wrote `der(properties.rho)` — the
+/// function's own input — into the output, whose block was then not one block of its
+/// triangular form (§4.2), and the rewrite was refused. The derivative is the library's.
+#[test]
+fn a_water_property_is_differentiated_by_its_library_derivative() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/IF97Tank.mo");
+    let text = std::fs::read_to_string(p).unwrap();
+    let (out, _) = transform("IF97Tank.mo", &text).unwrap_or_else(|e| panic!("{}", e.render()));
+    guarantee(&out, n_blocks("IF97Tank.mo", &text)).unwrap_or_else(|why| panic!("{why}\n{out}"));
+    // The model's equations (its functions, nested before them, read `properties`).
+    let equations = &out[out.rfind("\nequation\n").expect("the model's equations")..];
+    assert!(!equations.contains("properties"), "a function's input leaked into the model:\n{equations}");
+    let p = "Modelica_Media_Water_IF97_Utilities";
+    let derivative = format!("d_p_3 = {p}_rho_ph_der(p_3, h_3, {p}_waterBaseProp_ph(p_3, h_3, 0, 0), p_p_3, h_p_3);");
+    assert!(equations.contains(&derivative), "{equations}");
+}
+
+/// Issue 13: Modelica.Fluid.Examples.AST_BatchPlant.BatchPlant_StandardWater, one block of
+/// 2,087 edges whose structural classes exceed their budget and whose BDD programme
+/// exceeds its levels (the connection sets of its seven tanks), is decided by the factored
+/// split's last attempt (nine nested splits, 1,095 leaves) and rewritten; its output is
+/// regular in every valid mode. It was refused for the analysis budget. Skipped without
+/// `../shared/corpus/msl-flat`.
+#[test]
+fn the_batch_plant_is_decided_and_rewritten() {
+    let model = "Modelica.Fluid.Examples.AST_BatchPlant.BatchPlant_StandardWater";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/corpus/msl-flat/{model}.mo"));
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!("skipped: {} not found", path.display());
+        return;
+    };
+    let (out, _) = transform(model, &text).unwrap_or_else(|e| panic!("{model}: {}", e.render()));
+    assert!(out.contains("// REPL:"), "{model} is rewritten");
+    regular_in_every_valid_mode(&out).unwrap_or_else(|why| panic!("{model}: {why}"));
+}
+
 /// Issue 13: an output whose union analysis is nonsingular (§4.2 as
 /// `meets_the_guarantee` checks it) but which is singular in a valid mode — a replicate no
 /// block writes in its mode, as mdae-rimis wrote before subscripted references were

@@ -20,7 +20,7 @@
 //! order, as on (G, H): the conditions in the output are unchanged.
 
 use biodivine_lib_bdd::{Bdd, BddPointer, BddVariable};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 /// (G, C) for L = `lower` ⊆ `care` (module header): both without the factors they share.
 pub fn localise(lower: &Bdd, care: &Bdd) -> (Bdd, Bdd) {
@@ -70,54 +70,53 @@ pub struct Cuts {
     levels: Vec<usize>,
     ranges: Vec<(usize, usize)>,
     /// For boundary r (between levels r − 1 and r) that is a cut: the node below it.
-    entry: FxHashMap<usize, BddPointer>,
+    entry: Vec<BddPointer>,
 }
 
 impl Cuts {
     pub fn of(b: &Bdd) -> Cuts {
-        let mut levels: Vec<usize> = b.support_set().into_iter().map(BddVariable::to_index).collect();
+        let mut levels: Vec<usize> = b.pointers().skip(2).map(|p| b.var_of(p).to_index()).collect();
         levels.sort_unstable();
+        levels.dedup();
         let n = levels.len();
-        let rank = |p: BddPointer| {
-            if p.is_one() || p.is_zero() { n } else { levels.binary_search(&b.var_of(p).to_index()).expect("support") }
-        };
-        // An edge from level a into node c crosses boundaries a + 1 ..= rank(c); the root
-        // crosses 1 ..= its level. Boundaries are 1..n−1; beyond the last level only
-        // `true` remains.
-        let mut starts: Vec<Vec<BddPointer>> = vec![Vec::new(); n + 1];
-        let mut ends: Vec<Vec<BddPointer>> = vec![Vec::new(); n + 1];
-        let mut cross = |from: usize, to: usize, target: BddPointer| {
-            let to = to.min(n.saturating_sub(1));
-            if !target.is_zero() && from <= to {
-                starts[from].push(target);
-                ends[to].push(target);
-            }
-        };
+        let rank: Vec<usize> = b
+            .pointers()
+            .map(|p| if p.is_terminal() { n } else { levels.binary_search(&b.var_of(p).to_index()).expect("support") })
+            .collect();
+        // A node c is crossed into at boundaries lo(c) ..= rank(c), lo(c) one past its
+        // highest parent (1 for the root); boundaries are 1..n−1, beyond the last level only
+        // `true` remains. A boundary is a cut when at most one node is crossed into there.
+        let mut lo = vec![usize::MAX; b.size()];
         let root = b.root_pointer();
-        cross(1, rank(root), root);
-        for p in b.pointers().filter(|p| !p.is_zero() && !p.is_one()) {
+        lo[root.to_index()] = 1;
+        for p in b.pointers().skip(2) {
             for c in [b.low_link_of(p), b.high_link_of(p)] {
-                cross(rank(p) + 1, rank(c), c);
+                let l = &mut lo[c.to_index()];
+                *l = (*l).min(rank[p.to_index()] + 1);
             }
         }
-        let mut active: FxHashMap<BddPointer, usize> = FxHashMap::default();
-        let mut entry = FxHashMap::default();
+        // Per boundary: how many nodes are crossed into, and the sum of their indices (the
+        // node itself when there is one).
+        let (mut count, mut sum) = (vec![0i64; n + 1], vec![0i64; n + 1]);
+        for c in b.pointers().filter(|c| !c.is_zero()) {
+            let (from, to) = (lo[c.to_index()], rank[c.to_index()].min(n.saturating_sub(1)));
+            if from <= to {
+                count[from] += 1;
+                count[to + 1] -= 1;
+                sum[from] += c.to_index() as i64;
+                sum[to + 1] -= c.to_index() as i64;
+            }
+        }
+        let mut entry = vec![BddPointer::zero(); n];
         // Positions up to the first level, and after the last one, always cut.
         let mut ranges = vec![(0, levels.first().copied().unwrap_or(usize::MAX - 1))];
+        let (mut active, mut id) = (0, 0);
         for r in 1..n {
-            for &t in &starts[r] {
-                *active.entry(t).or_insert(0) += 1;
-            }
-            if active.len() <= 1 {
-                entry.insert(r, active.keys().next().copied().unwrap_or(BddPointer::zero()));
+            active += count[r];
+            id += sum[r];
+            if active <= 1 {
+                entry[r] = if active == 1 { BddPointer::from_index(id as usize) } else { BddPointer::zero() };
                 ranges.push((levels[r - 1] + 1, levels[r]));
-            }
-            for &t in &ends[r] {
-                let c = active.get_mut(&t).expect("an edge ends after it starts");
-                *c -= 1;
-                if *c == 0 {
-                    active.remove(&t);
-                }
             }
         }
         if let Some(&last) = levels.last() {
@@ -126,15 +125,39 @@ impl Cuts {
         Cuts { levels, ranges, entry }
     }
 
+    /// The support of the BDD, sorted.
+    pub(crate) fn levels(&self) -> &[usize] {
+        &self.levels
+    }
+
+    /// Is position `p` ("variables < p | ≥ p") a cut?
+    pub(crate) fn is_cut(&self, p: usize) -> bool {
+        let k = self.ranges.partition_point(|r| r.0 <= p);
+        k > 0 && p <= self.ranges[k - 1].1
+    }
+
+    /// The last cut position ≤ `v` (position 0 always cuts).
+    pub(crate) fn cut_at_or_before(&self, v: usize) -> usize {
+        let (lo, hi) = self.ranges[self.ranges.partition_point(|r| r.0 <= v) - 1];
+        debug_assert!(lo <= v);
+        v.min(hi)
+    }
+
+    /// The first cut position after the cut position `s` (`usize::MAX`: none).
+    pub(crate) fn cut_after(&self, s: usize) -> usize {
+        let k = self.ranges.partition_point(|r| r.0 <= s);
+        if s < self.ranges[k - 1].1 { s + 1 } else { self.ranges.get(k).map_or(usize::MAX, |r| r.0) }
+    }
+
     /// The node the cut position `p` leads into (`None`: `true`, nothing below).
-    fn entry_at(&self, b: &Bdd, p: usize) -> Option<BddPointer> {
+    pub(crate) fn entry_at(&self, b: &Bdd, p: usize) -> Option<BddPointer> {
         let r = self.levels.partition_point(|&l| l < p);
         if r == 0 {
             Some(b.root_pointer())
         } else if r == self.levels.len() {
             None
         } else {
-            Some(self.entry[&r])
+            Some(self.entry[r])
         }
     }
 }
@@ -142,7 +165,26 @@ impl Cuts {
 /// Is the factor of `a` over the variables p ≤ x < q the same function as that of `b`
 /// (both cut at p and q)? Node by node from the nodes the cut at p leads into, a node at or
 /// below q standing for `true`.
-fn same_factor(a: &Bdd, ca: &Cuts, b: &Bdd, cb: &Cuts, p: usize, q: usize) -> bool {
+pub(crate) fn same_factor(a: &Bdd, ca: &Cuts, b: &Bdd, cb: &Cuts, p: usize, q: usize) -> bool {
+    same_factor_in(a, ca, b, cb, (p, q), &mut Scratch::default())
+}
+
+/// The pairs [`same_factor`] has met and has still to visit, kept between calls.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    seen: FxHashSet<(BddPointer, BddPointer)>,
+    todo: Vec<(Option<BddPointer>, Option<BddPointer>)>,
+}
+
+/// [`same_factor`] over the window `(p, q)` with `scratch`'s buffers.
+pub(crate) fn same_factor_in(
+    a: &Bdd,
+    ca: &Cuts,
+    b: &Bdd,
+    cb: &Cuts,
+    (p, q): (usize, usize),
+    scratch: &mut Scratch,
+) -> bool {
     // `true` of the range, `false`, or a node inside it.
     let class = |bdd: &Bdd, n: Option<BddPointer>| match n {
         None => Err(true),
@@ -151,8 +193,10 @@ fn same_factor(a: &Bdd, ca: &Cuts, b: &Bdd, cb: &Cuts, p: usize, q: usize) -> bo
         Some(x) if bdd.var_of(x).to_index() >= q => Err(true),
         Some(x) => Ok(x),
     };
-    let mut seen: FxHashSet<(BddPointer, BddPointer)> = FxHashSet::default();
-    let mut todo = vec![(ca.entry_at(a, p), cb.entry_at(b, p))];
+    let Scratch { seen, todo } = scratch;
+    seen.clear();
+    todo.clear();
+    todo.push((ca.entry_at(a, p), cb.entry_at(b, p)));
     while let Some((x, y)) = todo.pop() {
         match (class(a, x), class(b, y)) {
             (Err(u), Err(v)) if u == v => {}

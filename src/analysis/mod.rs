@@ -15,6 +15,7 @@ pub mod every_mode;
 pub mod explicit;
 pub mod implicit;
 pub mod impulse;
+pub mod local;
 pub mod matching;
 pub mod meets;
 pub mod modes;
@@ -48,6 +49,10 @@ pub enum AnalysisError {
         "the implicit analysis of this model's {modes} mode variables and atoms exceeds its budget ({nodes} BDD nodes kept, {levels} nodes at a cut of one block with more than {classes} structural classes, {work} nodes built); the model is refused, not analysed in part"
     )]
     TooLarge { modes: usize, nodes: usize, levels: usize, classes: usize, work: u64 },
+    #[error(
+        "the implicit analysis of this model's {modes} mode variables and atoms exceeds its memory budget ({held} BDD nodes held by the conditions of its result, about {megabytes} MB); the model is refused, not analysed in part"
+    )]
+    TooMuchMemory { modes: usize, held: u64, megabytes: u64 },
 }
 
 /// `auto` enumerates modes when there are at most this many valid assignments of the

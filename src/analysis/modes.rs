@@ -4,8 +4,10 @@
 //! (Minato–Morreale ISOP) using the invalid modes as a don't-care set; χ_M itself is
 //! written as the conjunction of the model's invariants, each minimised on its own.
 
+use super::local::{Factored, Local};
 use crate::mdae::{Cond, Mdae, ModeId, ModeKind};
 use biodivine_lib_bdd::{Bdd, BddNode, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
+use std::rc::Rc;
 
 /// BDD variables of the modes (and, for the implicit strategy, of the edges).
 pub struct ModeSpace {
@@ -19,16 +21,24 @@ pub struct ModeSpace {
     pub groups: Vec<Vec<ModeId>>,
     /// (BDD variable, mode) for every mode, sorted by variable.
     by_var: Vec<(BddVariable, ModeId)>,
-    /// One variable per mode, the k-th mode variable in BDD order as variable k: where
-    /// [`ModeSpace::to_cond`] computes (biodivine's cofactors allocate a vector as long as
-    /// the variable's index, and the implicit strategy puts the modes among 10^4 edge
-    /// variables).
-    compact: BddVariableSet,
-    /// The care set [`ModeSpace::to_cond`] was last given, with what it derives from it:
-    /// the care set with the one-hot constraints and where that factors. Callers pass the
-    /// same care set (the valid or regular modes, O(N) nodes) for most conditions; deriving
-    /// them each time was O(N) per condition on the compressible building (issue 15).
-    care_memo: std::cell::RefCell<Option<std::rc::Rc<(Bdd, Bdd, super::care::Cuts)>>>,
+    /// Spaces of k variables, by k: [`ModeSpace::to_cond`] computes its ISOP over the
+    /// variables it reads, the j-th in BDD order as variable j (biodivine's cofactors
+    /// allocate a vector as long as the variable's index: the implicit strategy puts the
+    /// modes among 10^4 edge variables, and the compressible building has 3N modes).
+    compact: std::cell::RefCell<rustc_hash::FxHashMap<usize, Rc<BddVariableSet>>>,
+    /// The care set [`ModeSpace::to_cond`] was last given, that set with the one-hot
+    /// constraints in factors (`local.rs`), and the conditions found on it. Callers pass the
+    /// same care set (the valid or regular modes, O(N) nodes) for most conditions, and the
+    /// same conditions many times (the building's 1,802 blocks and 3,892 edges at N = 100
+    /// have 1,191 conditions); each one was O(N) per call (issue 15).
+    care_memo: std::cell::RefCell<Option<CareMemo>>,
+}
+
+/// [`ModeSpace::care_memo`].
+struct CareMemo {
+    care: Bdd,
+    factored: Rc<Factored>,
+    conds: rustc_hash::FxHashMap<Bdd, Cond>,
 }
 
 /// The Integer/enumeration mode variables of `mdae` with their one-hot modes and values,
@@ -66,8 +76,7 @@ impl ModeSpace {
         let mut by_var: Vec<(BddVariable, ModeId)> =
             mode_vars.iter().enumerate().map(|(m, &v)| (v, ModeId(m as u32))).collect();
         by_var.sort_unstable();
-        let compact = BddVariableSet::new_anonymous(by_var.len() as u16);
-        ModeSpace { set, mode_vars, names, groups, by_var, compact, care_memo: Default::default() }
+        ModeSpace { set, mode_vars, names, groups, by_var, compact: Default::default(), care_memo: Default::default() }
     }
 
     /// The modes where every one-hot group has exactly one member true.
@@ -141,30 +150,46 @@ impl ModeSpace {
     /// don't-cares): an irredundant sum of products over mode names, where the literals of
     /// a one-hot group are written as one comparison (`state == 1`, `not state == 2`).
     pub fn to_cond(&self, f: &Bdd, care: &Bdd) -> Cond {
-        let memo = self.care_memo(care);
-        let (_, care, cuts) = &*memo;
-        // Without the factors f ∧ care shares with care (the same result: see `care`).
-        let (lower, care) = super::care::localise_with(&f.and(care), care, cuts);
+        let factored = self.factored(care);
+        let known = |memo: &CareMemo| memo.conds.get(f).cloned();
+        if let Some(c) = self.care_memo.borrow().as_ref().and_then(known) {
+            return c;
+        }
+        let c = self.to_cond_local(&factored.local(f), &factored.all(), &factored);
+        if let Some(memo) = self.care_memo.borrow_mut().as_mut() {
+            memo.conds.insert(f.clone(), c.clone());
+        }
+        c
+    }
+
+    /// [`ModeSpace::to_cond`] of x on `care`, both local sets of `factored` (which must be
+    /// [`ModeSpace::factored`] of a set): only the factors of the windows they read take
+    /// part (the same condition: `local.rs`).
+    pub fn to_cond_local(&self, x: &Local, care: &Local, factored: &Factored) -> Cond {
+        let (lower, care) = factored.pair(x, care);
         self.minimised(&lower, &care)
     }
 
-    /// `care` ∧ the one-hot constraints, and where it factors (kept for the next call).
-    fn care_memo(&self, care: &Bdd) -> std::rc::Rc<(Bdd, Bdd, super::care::Cuts)> {
-        if let Some(m) = self.care_memo.borrow().as_ref().filter(|m| m.0 == *care) {
-            return m.clone();
+    /// `care` ∧ the one-hot constraints in factors (kept for the next call with `care`).
+    pub fn factored(&self, care: &Bdd) -> Rc<Factored> {
+        if let Some(memo) = self.care_memo.borrow().as_ref().filter(|m| m.care == *care) {
+            return memo.factored.clone();
         }
-        let with = care.and(&self.one_hot());
-        let cuts = super::care::Cuts::of(&with);
-        let m = std::rc::Rc::new((care.clone(), with, cuts));
-        *self.care_memo.borrow_mut() = Some(m.clone());
-        m
+        let factored = Rc::new(Factored::new(&care.and(&self.one_hot()), &self.set));
+        let memo = CareMemo { care: care.clone(), factored: factored.clone(), conds: Default::default() };
+        *self.care_memo.borrow_mut() = Some(memo);
+        factored
     }
 
     /// [`ModeSpace::to_cond`] of `lower` ⊆ `care` (the one-hot constraints in `care`).
     fn minimised(&self, lower: &Bdd, care: &Bdd) -> Cond {
-        let upper = self.to_compact(&lower.or(&care.not()));
-        let lower = self.to_compact(lower);
-        let cubes = self.isop(&lower, &upper);
+        let upper = lower.or(&care.not());
+        let mut vars: Vec<BddVariable> = lower.support_set().into_iter().chain(upper.support_set()).collect();
+        vars.sort_unstable();
+        vars.dedup();
+        let compact =
+            Compact { set: self.compact_set(vars.len()), modes: vars.iter().map(|&v| self.mode_of(v)).collect() };
+        let cubes = compact.isop(&compact.of(&lower, &vars), &compact.of(&upper, &vars));
         let mut terms: Vec<Vec<(ModeId, bool)>> = cubes.into_iter().map(|c| self.by_groups(c)).collect();
         terms.iter_mut().for_each(|c| c.sort());
         terms.sort();
@@ -176,6 +201,17 @@ impl ModeSpace {
             });
             Cond::or(acc, term)
         })
+    }
+
+    /// The mode of a BDD variable (which must be a mode's).
+    fn mode_of(&self, v: BddVariable) -> ModeId {
+        self.by_var[self.by_var.binary_search_by_key(&v, |p| p.0).expect("a mode variable")].1
+    }
+
+    /// A space of `k` variables (made once per k).
+    fn compact_set(&self, k: usize) -> Rc<BddVariableSet> {
+        let mut sets = self.compact.borrow_mut();
+        sets.entry(k).or_insert_with(|| Rc::new(BddVariableSet::new_anonymous(k as u16))).clone()
     }
 
     /// Rewrites the literals of each one-hot group in a cube as the values they allow S:
@@ -203,15 +239,26 @@ impl ModeSpace {
         out
     }
 
-    /// `f`, which reads mode variables only, over [`ModeSpace::compact`]: the same nodes in
-    /// the same order with each variable renumbered by its rank (an order-preserving
-    /// renaming, so the result is canonical and its ISOP is the same).
-    fn to_compact(&self, f: &Bdd) -> Bdd {
-        let n = BddVariable::from_index(self.by_var.len());
-        let rank = |v: BddVariable| {
-            let at = self.by_var.binary_search_by_key(&v, |p| p.0).expect("a mode variable");
-            BddVariable::from_index(at)
-        };
+    /// The condition as Modelica text.
+    pub fn text(&self, f: &Bdd, care: &Bdd) -> String {
+        self.to_cond(f, care).to_modelica(&|m| self.names[m.index()].clone())
+    }
+}
+
+/// The variables a minimisation reads, the j-th in BDD order as variable j of `set`, and
+/// the mode of each.
+struct Compact {
+    set: Rc<BddVariableSet>,
+    modes: Vec<ModeId>,
+}
+
+impl Compact {
+    /// `f`, which reads only `vars` (sorted), over `set`: the same nodes in the same order
+    /// with each variable renumbered by its rank (an order-preserving renaming, so the
+    /// result is canonical and its ISOP is the same).
+    fn of(&self, f: &Bdd, vars: &[BddVariable]) -> Bdd {
+        let n = BddVariable::from_index(vars.len());
+        let rank = |v: BddVariable| BddVariable::from_index(vars.binary_search(&v).expect("a variable it reads"));
         let nodes: Vec<BddNode> = f
             .clone()
             .to_nodes()
@@ -222,32 +269,27 @@ impl ModeSpace {
         Bdd::from_nodes(&nodes).expect("an order-preserving renaming of a BDD is a BDD")
     }
 
-    /// The condition as Modelica text.
-    pub fn text(&self, f: &Bdd, care: &Bdd) -> String {
-        self.to_cond(f, care).to_modelica(&|m| self.names[m.index()].clone())
-    }
-
-    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper (both over the compact space).
+    /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper (both over `set`).
     fn isop(&self, lower: &Bdd, upper: &Bdd) -> Vec<Vec<(ModeId, bool)>> {
         self.isop_bdd(lower, upper).0
     }
 
     fn isop_bdd(&self, lower: &Bdd, upper: &Bdd) -> (Vec<Vec<(ModeId, bool)>>, Bdd) {
         if lower.is_false() {
-            return (Vec::new(), self.compact.mk_false());
+            return (Vec::new(), self.set.mk_false());
         }
         if upper.is_true() {
-            return (vec![Vec::new()], self.compact.mk_true());
+            return (vec![Vec::new()], self.set.mk_true());
         }
         let top = lower.support_set().into_iter().chain(upper.support_set()).min().expect("non-constant");
-        let m = self.by_var[top.to_index()].1;
+        let m = self.modes[top.to_index()];
         let (l0, l1) = (lower.var_restrict(top, false), lower.var_restrict(top, true));
         let (u0, u1) = (upper.var_restrict(top, false), upper.var_restrict(top, true));
         let (c0, f0) = self.isop_bdd(&l0.and_not(&u1), &u0);
         let (c1, f1) = self.isop_bdd(&l1.and_not(&u0), &u1);
         let rest = l0.and_not(&f0).or(&l1.and_not(&f1));
         let (cs, fs) = self.isop_bdd(&rest, &u0.and(&u1));
-        let x = self.compact.mk_var(top);
+        let x = self.set.mk_var(top);
         let f = x.not().and(&f0).or(&x.and(&f1)).or(&fs);
         let mut cubes = Vec::with_capacity(c0.len() + c1.len() + cs.len());
         cubes.extend(c0.into_iter().map(|mut c| {
@@ -279,7 +321,8 @@ mod tests {
 
     /// A care set with independent factors (and sometimes a coupling term that joins two of
     /// them), and f sometimes conjoined with it: the minimised condition is the same without
-    /// the factors f ∧ care shares with care.
+    /// the factors f ∧ care shares with care, and on a region of the care set the same from
+    /// the local sets (`local.rs`) as from the whole ones.
     #[test]
     fn minimising_against_the_relevant_care_changes_no_condition() {
         let n = 8;
@@ -323,6 +366,11 @@ mod tests {
             localised += usize::from(c != care);
             assert_eq!(space.to_cond(&f, &care), space.minimised(&lower, &care), "f {f:?} care {care:?}");
             assert_eq!(space.minimised(&g, &c), space.minimised(&lower, &care), "f {f:?} care {care:?}");
+            // On a region q of the care set, both as local sets of its factors.
+            let q = care.and(&lit(rnd(n as u64) as usize, rnd(2) == 0).or(&lit(rnd(n as u64) as usize, true)));
+            let fz = space.factored(&care);
+            let local = space.to_cond_local(&fz.local(&f), &fz.local(&q), &fz);
+            assert_eq!(local, space.minimised(&f.and(&q), &q), "f {f:?} q {q:?}");
         }
         assert!(localised > 100, "the sample drops factors: {localised}");
     }

@@ -354,7 +354,7 @@ fn analysis_hint(error: &AnalysisError) -> &'static str {
         AnalysisError::TooManyModes { .. } => {
             "; use --strategy implicit (all modes at once, with BDDs) or --strategy auto"
         }
-        AnalysisError::Unsupported(_) | AnalysisError::TooLarge { .. } => "",
+        AnalysisError::Unsupported(_) | AnalysisError::TooLarge { .. } | AnalysisError::TooMuchMemory { .. } => "",
     }
 }
 

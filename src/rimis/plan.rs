@@ -15,6 +15,7 @@
 use super::exprs::{self, binary, call, name, number};
 use super::names::Namer;
 use crate::analysis::cdg::Cdg;
+use crate::analysis::local::{Factored, Local};
 use crate::analysis::meets::meets;
 use crate::mdae::{Mdae, ModeId, ModeKind, VarId};
 use crate::syntax::ast::{BinOp, Expr};
@@ -52,6 +53,8 @@ pub(crate) struct Plan<'a> {
     pub cdg: &'a Cdg,
     /// The regular modes: every condition is read on this set.
     pub care: Bdd,
+    /// The regular modes in factors: conditions as local sets (`analysis::local`).
+    pub factored: Rc<Factored>,
     /// Condition numbers: `conds[n - 1]`; blocks' conditions first, by first block.
     pub conds: Vec<Bdd>,
     /// Per CDG block, its condition number.
@@ -84,6 +87,10 @@ pub(crate) struct Plan<'a> {
     mux_deps_done: usize,
     /// [`Plan::modes_where`], by its argument.
     where_cache: FxHashMap<Vec<(ModeId, bool)>, Bdd>,
+    /// The local set of each numbered condition, made when first asked ([`Plan::local`]).
+    locals: RefCell<Vec<Option<Local>>>,
+    /// The local sets of a variable's per-mode orders (`Cdg::orders`), made when first asked.
+    order_locals: RefCell<FxHashMap<VarId, Vec<Local>>>,
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
@@ -120,10 +127,12 @@ impl<'a> Plan<'a> {
         let writers = writers_of(cdg, mdae.vars.len(), &part_block);
         let roles = roles_of(cdg, &care, &writers);
         let by_name = mdae.var_ids().map(|v| (mdae.var(v).name.to_string(), v)).collect();
+        let factored = cdg.space.factored(&care);
         let mut plan = Plan {
             mdae,
             cdg,
             care,
+            factored,
             conds,
             block_cond: block_cond.clone(),
             part_cond: block_cond,
@@ -143,6 +152,8 @@ impl<'a> Plan<'a> {
             mux_deps: BTreeMap::new(),
             mux_deps_done: 0,
             where_cache: FxHashMap::default(),
+            locals: RefCell::default(),
+            order_locals: RefCell::default(),
             valuations: RefCell::default(),
         };
         plan.renumber(&first_block);
@@ -246,19 +257,39 @@ impl<'a> Plan<'a> {
         &self.mux_deps
     }
 
+    /// The regular modes of `x` as a local set; a numbered condition's is made once (one
+    /// walk of its O(N) nodes, then every test on it reads its own windows only).
+    pub(crate) fn local(&self, x: &Bdd) -> Local {
+        let Some(&n) = self.numbers.get(x) else { return self.factored.local(x) };
+        if let Some(Some(l)) = self.locals.borrow().get(n - 1) {
+            return l.clone();
+        }
+        let l = self.factored.local(x);
+        let mut locals = self.locals.borrow_mut();
+        if locals.len() < n {
+            locals.resize(n, None);
+        }
+        locals[n - 1] = Some(l.clone());
+        l
+    }
+
     pub(crate) fn cond(&self, n: usize) -> &Bdd {
         &self.conds[n - 1]
     }
 
     /// Short Modelica text of a condition (invalid and singular modes are don't-cares).
     pub(crate) fn cond_text(&self, c: &Bdd) -> String {
-        self.cdg.space.text(c, &self.care)
+        self.short(c).to_modelica(&|m| self.cdg.space.names[m.index()].clone())
     }
 
     /// A condition as a Modelica expression.
     pub(crate) fn cond_expr(&self, c: &Bdd) -> Expr {
-        let cond = self.cdg.space.to_cond(c, &self.care);
-        exprs::cond_expr(&cond, &|m| self.mode_expr(m))
+        exprs::cond_expr(&self.short(c), &|m| self.mode_expr(m))
+    }
+
+    /// `ModeSpace::to_cond(c, care)`, from the local set of c.
+    fn short(&self, c: &Bdd) -> crate::mdae::Cond {
+        self.cdg.space.to_cond_local(&self.local(c), &self.factored.all(), &self.factored)
     }
 
     pub(crate) fn mode_expr(&self, m: ModeId) -> Expr {
@@ -340,11 +371,12 @@ impl<'a> Plan<'a> {
 
     /// Def_c(u, i): parts writing u at an order ≥ i whose condition meets `c`.
     pub(crate) fn def(&self, u: VarId, i: u32, c: &Bdd) -> Vec<(usize, u32)> {
-        self.writers[u.index()]
-            .iter()
-            .copied()
-            .filter(|&(b, k)| k >= i && meets(self.cond(self.part_cond[b]), c))
-            .collect()
+        let writers = self.writers[u.index()].iter().copied().filter(|&(_, k)| k >= i);
+        if c == &self.care {
+            return writers.filter(|&(b, _)| !self.cond(self.part_cond[b]).is_false()).collect();
+        }
+        let c = self.local(c);
+        writers.filter(|&(b, _)| self.factored.meets(&self.local(self.cond(self.part_cond[b])), &c)).collect()
     }
 
     /// The values `at` gives the mode variables, as a partial valuation of the BDD
@@ -382,7 +414,14 @@ impl<'a> Plan<'a> {
 
     /// Is u^(i) a leading variable in some mode of `c`?
     pub(crate) fn leading_in(&self, u: VarId, i: u32, c: &Bdd) -> bool {
-        self.cdg.orders[u.index()].iter().any(|(d, m)| *d == i && !m.and(c).and(&self.care).is_false())
+        let orders = &self.cdg.orders[u.index()];
+        if !orders.iter().any(|(d, _)| *d == i) {
+            return false;
+        }
+        let c = self.local(c);
+        let mut cache = self.order_locals.borrow_mut();
+        let locals = cache.entry(u).or_insert_with(|| orders.iter().map(|(_, m)| self.factored.local(m)).collect());
+        orders.iter().zip(locals.iter()).any(|((d, _), m)| *d == i && self.factored.meets(m, &c))
     }
 
     /// u^(i) as read under condition number `c` (see the module header).
@@ -415,12 +454,13 @@ impl<'a> Plan<'a> {
         let mut sorted: Vec<(usize, &(Bdd, Expr))> = branches.iter().map(|b| (self.cond_text(&b.0).len(), b)).collect();
         sorted.sort_by_key(|x| x.0);
         let Some(((_, last), rest)) = sorted.split_last() else { return number("0") };
-        let mut care = care.and(&self.care);
+        let mut care = self.local(care);
         let mut arms = Vec::new();
         for (_, (c, e)) in rest {
-            let cond = self.cdg.space.to_cond(c, &care);
+            let c = self.local(c);
+            let cond = self.cdg.space.to_cond_local(&c, &care, &self.factored);
             arms.push((exprs::cond_expr(&cond, &|m| self.mode_expr(m)), e.clone()));
-            care = care.and(&c.not());
+            care = self.factored.and_not(&care, &c);
         }
         exprs::if_expr(arms, last.1.clone())
     }

@@ -48,10 +48,11 @@ use super::impact_laws::{self, Law};
 use super::impulses::{self, Builder};
 use super::plan::{Plan, Role};
 use super::restart::Unguaranteed;
-use super::sections::sides_under;
+use super::sections::sides_under_in;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
 use crate::analysis::impulse::{IExpr, ModeChange};
+use crate::analysis::local::Local;
 use crate::analysis::matching::maximum_matching;
 use crate::analysis::meets::meets;
 use crate::mdae::{EqId, VarId};
@@ -250,11 +251,15 @@ fn grow_parts(
 }
 
 /// What every region's system reads from the model, computed once: each variable's
-/// equations, and the orders d and offsets c that are the same in every regular mode.
+/// equations, and the orders d and offsets c that are the same in every regular mode; the
+/// others per mode, as local sets (`analysis::local`: a test per region reads the windows
+/// of the region and of the entry only).
 struct Index {
     eqs_of: Vec<Vec<EqId>>,
     d: Vec<Option<u32>>,
     c: Vec<Option<u32>>,
+    d_by_mode: Vec<Vec<(u32, Local)>>,
+    c_by_mode: Vec<Vec<(u32, Local)>>,
 }
 
 impl Index {
@@ -275,25 +280,33 @@ impl Index {
                 _ => None,
             }
         };
-        Index {
-            eqs_of,
-            d: plan.cdg.orders.iter().map(|o| constant(o)).collect(),
-            c: plan.cdg.offsets.iter().map(|o| constant(o)).collect(),
-        }
+        let d: Vec<Option<u32>> = plan.cdg.orders.iter().map(|o| constant(o)).collect();
+        let c: Vec<Option<u32>> = plan.cdg.offsets.iter().map(|o| constant(o)).collect();
+        let by_mode = |all: &[Vec<(u32, Bdd)>], constant: &[Option<u32>]| {
+            all.iter()
+                .zip(constant)
+                .map(|(o, k)| match k {
+                    Some(_) => Vec::new(),
+                    None => o.iter().map(|(v, m)| (*v, plan.local(m))).collect(),
+                })
+                .collect()
+        };
+        let (d_by_mode, c_by_mode) = (by_mode(&plan.cdg.orders, &d), by_mode(&plan.cdg.offsets, &c));
+        Index { eqs_of, d, c, d_by_mode, c_by_mode }
     }
 
-    fn d(&self, plan: &Plan, u: VarId, region: &Bdd) -> Option<u32> {
-        self.d[u.index()].or_else(|| uniform(&plan.cdg.orders[u.index()], region))
+    fn d(&self, plan: &Plan, u: VarId, region: &Local) -> Option<u32> {
+        self.d[u.index()].or_else(|| uniform(plan, &self.d_by_mode[u.index()], region))
     }
 
-    fn c(&self, plan: &Plan, e: EqId, region: &Bdd) -> Option<u32> {
-        self.c[e.index()].or_else(|| uniform(&plan.cdg.offsets[e.index()], region))
+    fn c(&self, plan: &Plan, e: EqId, region: &Local) -> Option<u32> {
+        self.c[e.index()].or_else(|| uniform(plan, &self.c_by_mode[e.index()], region))
     }
 }
 
 /// The single value of a per-mode quantity over `region`, if it has one.
-fn uniform(entries: &[(u32, Bdd)], region: &Bdd) -> Option<u32> {
-    let mut values = entries.iter().filter(|(_, m)| meets(m, region)).map(|x| x.0);
+fn uniform(plan: &Plan, entries: &[(u32, Local)], region: &Local) -> Option<u32> {
+    let mut values = entries.iter().filter(|(_, m)| plan.factored.meets(m, region)).map(|x| x.0);
     let first = values.next()?;
     values.all(|v| v == first).then_some(first)
 }
@@ -346,6 +359,7 @@ fn grow(
 ) -> Result<Result<Grown, Fail>, RimisError> {
     let from = plan.care.and(&region.not());
     let from_c = plan.cond_number(&from);
+    let local = plan.local(region);
     let seeds: BTreeSet<EqId> = here.iter().map(|f| f.eq).collect();
     let mut d: BTreeMap<usize, u32> = BTreeMap::new();
     let mut added: Vec<(EqId, u32)> = Vec::new();
@@ -355,7 +369,7 @@ fn grow(
         if is_added.contains(&e) {
             continue;
         }
-        let Some(c) = index.c(plan, e, region) else {
+        let Some(c) = index.c(plan, e, &local) else {
             if seeds.contains(&e) {
                 return Ok(Err(Fail::varies(
                     format!(
@@ -382,7 +396,7 @@ fn grow(
             }
             continue;
         };
-        let dry = match rows_of(plan, index, region, None, e, c, ctx)? {
+        let dry = match rows_of(plan, index, &local, None, e, c, ctx)? {
             Ok(r) => r,
             Err(why) => return Ok(Err(Fail::new(why))),
         };
@@ -415,7 +429,7 @@ fn grow(
             }
             for &u in &row.unknowns {
                 if !d.contains_key(&u) {
-                    let Some(k) = index.d(plan, VarId(u as u32), region) else {
+                    let Some(k) = index.d(plan, VarId(u as u32), &local) else {
                         return Ok(Err(Fail::varies(
                             format!(
                                 "the order of `{}` varies inside `{}`",
@@ -434,7 +448,7 @@ fn grow(
     }
     let mut rows: Vec<Row> = Vec::new();
     for (e, c) in added {
-        match rows_of(plan, index, region, Some(from_c), e, c, ctx)? {
+        match rows_of(plan, index, &local, Some(from_c), e, c, ctx)? {
             Ok(r) => rows.extend(r.into_iter().filter(|r| !r.unknowns.is_empty())),
             Err(why) => return Ok(Err(Fail::new(why))),
         }
@@ -485,14 +499,14 @@ fn grow(
 fn rows_of(
     plan: &mut Plan,
     index: &Index,
-    region: &Bdd,
+    region: &Local,
     from_c: Option<usize>,
     e: EqId,
     c: u32,
     ctx: &DiffContext,
 ) -> Result<Result<Vec<Row>, String>, RimisError> {
     let eq = plan.mdae.eq(e);
-    let (l, r) = sides_under(plan, &eq.body, region);
+    let (l, r) = sides_under_in(plan, &eq.body, region);
     let span = eq.span;
     let id = eq.id.clone();
     let err = |err: symbolic::SymError| RimisError::new(span, format!("equation {id}: {err}"));
@@ -580,13 +594,14 @@ fn impulse_analysis(
     names: &[String],
 ) -> ModeChange {
     let mut b = Builder::default();
+    let local = plan.local(region);
     for row in &sys.rows {
         let (lhs, rhs) = match &row.at_switch {
             Some((l, r)) => {
                 let mut classify = |y: &Expr| {
                     let (n, k) = exprs::occurrence(y)?;
                     let u = *plan.by_name.get(&*n)?;
-                    let du = index.d(plan, u, region)?;
+                    let du = index.d(plan, u, &local)?;
                     let name = plan.mdae.vars[u.index()].name.as_str();
                     Some(match du {
                         0 => b.var(u.index(), name, 0),

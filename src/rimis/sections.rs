@@ -8,7 +8,7 @@ use super::exprs::{self, binary, call, name, number, rewrite, simple};
 use super::plan::{Plan, Role};
 use super::symbolic::{self, Decision, DiffContext};
 use super::{Item, RimisError};
-use crate::analysis::meets::{meets, meets_not};
+use crate::analysis::local::Local;
 use crate::analysis::report::block_label;
 use crate::mdae::{Body, VarId};
 use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind};
@@ -20,22 +20,30 @@ use std::borrow::Cow;
 /// nested condition, the enclosing ones (`if p then (if p or r then a else b) else c` is
 /// `if p then a else c` whatever q).
 pub(crate) fn partial(plan: &Plan, e: &Expr, q: &Bdd) -> Expr {
-    let q = q.and(&plan.care);
-    let known = |c: &Expr| plan.mdae.conditions.get(&expr_to_string(c)).map(|cond| plan.cdg.space.cond(cond));
+    partial_in(plan, e, &plan.local(q))
+}
+
+/// [`partial`] under the regular modes of `q` as a local set (`analysis::local`): each
+/// decision reads the windows of the modes it involves only.
+pub(crate) fn partial_in(plan: &Plan, e: &Expr, q: &Local) -> Expr {
+    let fz = &plan.factored;
+    let known =
+        |c: &Expr| plan.mdae.conditions.get(&expr_to_string(c)).map(|cond| fz.local(&plan.cdg.space.cond(cond)));
     symbolic::partial_eval_in(e, &mut |path, c: &Expr| {
         let Some(c) = known(c) else { return Decision::Keep(c.clone()) };
         // q and the enclosing conditions that are mode conditions (the others are left out:
         // a weaker assumption, never a wrong verdict).
         let q = path.iter().fold(q.clone(), |acc, (p, side)| match known(p) {
-            Some(p) => acc.and(&if *side { p } else { p.not() }),
+            Some(p) if *side => fz.and(&acc, &p),
+            Some(p) => fz.and_not(&acc, &p),
             None => acc,
         });
-        if !meets_not(&q, &c) {
+        if !fz.meets_not(&q, &c) {
             Decision::True
-        } else if !meets(&q, &c) {
+        } else if !fz.meets(&q, &c) {
             Decision::False
         } else {
-            let short = plan.cdg.space.to_cond(&c, &q);
+            let short = plan.cdg.space.to_cond_local(&c, &q, fz);
             Decision::Keep(exprs::cond_expr(&short, &|m| plan.mode_expr(m)))
         }
     })
@@ -44,11 +52,17 @@ pub(crate) fn partial(plan: &Plan, e: &Expr, q: &Bdd) -> Expr {
 /// An equation's sides under the modes `q`: its simple body, or the arms of a paired
 /// if-equation that `q` allows (one: that arm; several: `0 = if … then l - r else …`).
 pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
+    sides_under_in(plan, body, &plan.local(q))
+}
+
+/// [`sides_under`] under the regular modes of `q` as a local set.
+pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr) {
+    let fz = &plan.factored;
     let (lhs, rhs) = match body {
         Body::Simple { lhs, rhs } => (Cow::Borrowed(&**lhs), Cow::Borrowed(&**rhs)),
         Body::Arms(arms) => {
-            let live: Vec<_> =
-                arms.iter().filter(|a| !plan.cdg.space.cond(&a.when).and(q).and(&plan.care).is_false()).collect();
+            let when = |a: &crate::mdae::Arm| fz.local(&plan.cdg.space.cond(&a.when));
+            let live: Vec<_> = arms.iter().filter(|a| fz.meets(&when(a), q)).collect();
             match live.as_slice() {
                 [a] => (Cow::Borrowed(&*a.lhs), Cow::Borrowed(&*a.rhs)),
                 _ => {
@@ -56,11 +70,10 @@ pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
                         binary(BinOp::Sub, a.lhs.clone().into_owned(), a.rhs.clone().into_owned())
                     };
                     let (last, rest) = live.split_last().expect("some arm holds in every regular mode");
-                    let q = q.and(&plan.care);
                     let branches = rest
                         .iter()
                         .map(|a| {
-                            let c = plan.cdg.space.to_cond(&plan.cdg.space.cond(&a.when), &q);
+                            let c = plan.cdg.space.to_cond_local(&when(a), q, fz);
                             (exprs::cond_expr(&c, &|m| plan.mode_expr(m)), residual(a))
                         })
                         .collect();
@@ -69,7 +82,7 @@ pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
             }
         }
     };
-    (partial(plan, &lhs, q), partial(plan, &rhs, q))
+    (partial_in(plan, &lhs, q), partial_in(plan, &rhs, q))
 }
 
 /// REPL for part `b` (a block, or a part of one): each (q, k) ∈ Eqs(b) as
@@ -79,13 +92,14 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
     let block = &plan.cdg.blocks[plan.part_block[b]];
     let cnum = plan.part_cond[b];
     let cond = plan.cond(cnum).clone();
+    let local = plan.local(&cond);
     let mut eqs = Vec::new();
     for &(e, k) in &block.eqs {
         if super::as_written::kept_whole(plan, e) {
             continue; // emitted with its block, as written
         }
         let eq = plan.mdae.eq(e);
-        let (lhs, rhs) = sides_under(plan, &eq.body, &cond);
+        let (lhs, rhs) = sides_under_in(plan, &eq.body, &local);
         let diff = |x: &Expr| {
             symbolic::differentiate_n(x, k, ctx)
                 .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))

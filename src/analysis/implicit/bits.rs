@@ -94,10 +94,6 @@ impl BitVec {
         }
         out
     }
-
-    pub fn same(&self, other: &BitVec) -> bool {
-        self.bits.iter().zip(&other.bits).all(|(a, b)| a == b)
-    }
 }
 
 #[cfg(test)]
@@ -182,7 +178,6 @@ mod tests {
                 assert_eq!(holds(&a.eq(&b, &set), val), x == y);
                 assert_eq!(holds(&a.is(y, &set), val), x == y);
             }
-            assert_eq!(a.same(&b), va == vb);
             let parts = a.partition(&set.mk_true(), &set);
             for (n, val) in valuations.iter().enumerate() {
                 let here: Vec<u32> = parts.iter().filter(|(_, m)| holds(m, val)).map(|p| p.0).collect();

@@ -18,9 +18,16 @@
 //!    by the instances of i, then of i', through witness modes ([`by_instance`]): one BDD
 //!    operation per non-empty part instead of one per pair of instances (incompressible
 //!    building N = 10: 45 s to 1.7 s).
+//!
+//! Every set of modes here is held modulo the regular modes ([`super::modulo`]): the
+//! conditions of ⇝, of the leaves, blocks and edges are representatives, tested for
+//! emptiness and split by witnesses exactly on the regular modes (the same parts, leaves
+//! and instances as with the regular modes conjoined everywhere), and made exact by the
+//! caller where they enter the CDG.
 
 use super::bits::BitVec;
 use super::closure::blocks_by_last_node;
+use super::modulo::CareSet;
 use super::primal::Primal;
 use super::{Encoding, Stats};
 use crate::analysis::cdg::{Block, Edge};
@@ -36,19 +43,21 @@ pub(super) struct Graph {
 }
 
 /// `c` and `d` as bit-vectors (for ⇝) and by value over the regular modes (`by_c`, `by_d`,
-/// for the splits).
+/// for the splits), all modulo the regular modes; the conditions of the blocks and edges
+/// returned are representatives too.
 pub(super) fn build(
     enc: &Encoding,
     primal: &Primal,
+    regular: &CareSet,
     (c, d): (&[BitVec], &[BitVec]),
     (by_c, by_d): (&[Vec<(u32, Bdd)>], &[Vec<(u32, Bdd)>]),
     stats: &mut Stats,
 ) -> Graph {
-    let rel = relation(enc, primal, c, d);
+    let rel = relation(enc, primal, regular, c, d);
     stats.see_all(rel.values());
     let values =
         Values { c: by_c, d: by_d, sigma: enc.edges.iter().map(|e| e.sigma.partition(&e.active, enc.set())).collect() };
-    let instances = instances(enc, primal, &values, &rel, stats);
+    let instances = instances(enc, primal, regular, &values, &rel, stats);
     stats.see_all(instances.values());
     // Instances are numbered in the map's order (no lookup by key: comparing two large
     // instances costs their size).
@@ -62,8 +71,8 @@ pub(super) fn build(
     let none = Vec::new();
     for (&(i, i2), r) in &rel {
         let (at_i, at_i2) = (with_eq.get(&i).unwrap_or(&none), with_eq.get(&i2).unwrap_or(&none));
-        for (b1, from) in by_instance(r, at_i) {
-            for (b2, here) in by_instance(&from, at_i2) {
+        for (b1, from) in by_instance(regular, r, at_i) {
+            for (b2, here) in by_instance(regular, &from, at_i2) {
                 if b1 != b2 {
                     let e = edges.entry((b1, b2)).or_insert_with(|| enc.space.mk_false());
                     *e = e.or(&here);
@@ -81,10 +90,10 @@ pub(super) fn build(
 /// that are not empty. In every regular mode an equation is in exactly one instance, so
 /// the instance of a witness mode is found by evaluation: one BDD operation per part,
 /// not per instance.
-fn by_instance(modes: &Bdd, instances: &[(usize, &Bdd)]) -> Vec<(usize, Bdd)> {
+fn by_instance(regular: &CareSet, modes: &Bdd, instances: &[(usize, &Bdd)]) -> Vec<(usize, Bdd)> {
     let mut rest = modes.clone();
     let mut out = Vec::new();
-    while let Some(w) = rest.sat_witness() {
+    while let Some(w) = regular.witness(&rest) {
         let &(b, cond) =
             instances.iter().find(|(_, c)| c.eval_in(&w)).expect("a regular mode puts every equation in one instance");
         out.push((b, rest.and(cond)));
@@ -94,13 +103,16 @@ fn by_instance(modes: &Bdd, instances: &[(usize, &Bdd)]) -> Vec<(usize, Bdd)> {
 }
 
 /// `i ⇝ i'` as a map (i, i') → modes, non-false entries only.
-fn relation(enc: &Encoding, primal: &Primal, c: &[BitVec], d: &[BitVec]) -> BTreeMap<(usize, usize), Bdd> {
+fn relation(
+    enc: &Encoding,
+    primal: &Primal,
+    regular: &CareSet,
+    c: &[BitVec],
+    d: &[BitVec],
+) -> BTreeMap<(usize, usize), Bdd> {
     let set = enc.set();
-    let saturated: Vec<Bdd> = enc
-        .edges
-        .iter()
-        .map(|e| e.active.and(&d[e.var].eq(&c[e.eq].add(&e.sigma, set), set)).and(&primal.regular))
-        .collect();
+    let saturated: Vec<Bdd> =
+        enc.edges.iter().map(|e| e.active.and(&d[e.var].eq(&c[e.eq].add(&e.sigma, set), set))).collect();
     let mut rel: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
     for col in &enc.cols {
         for &k in col {
@@ -110,7 +122,7 @@ fn relation(enc: &Encoding, primal: &Primal, c: &[BitVec], d: &[BitVec]) -> BTre
                     continue;
                 }
                 let r = primal.matched[k].and(&saturated[k2]).and_not(&primal.matched[k2]);
-                if !r.is_false() {
+                if regular.meets(&r) {
                     let entry = rel.entry((e.eq, e2.eq)).or_insert_with(|| enc.space.mk_false());
                     *entry = entry.or(&r);
                 }
@@ -158,18 +170,23 @@ impl Leaf {
     }
 }
 
-/// Splits every leaf by `alternatives(leaf, cond)`: (modes, fix) pairs; empty parts vanish.
+/// Splits every leaf by `alternatives(leaf, cond)`: (modes, fix) pairs; parts without a
+/// regular mode vanish.
 /// A leaf is cloned only for the parts beyond its last one, which takes it over: most
 /// splits leave one part, and a leaf of a large block (EngineV6: ~1,000 members) cloned
 /// per split made the refinement quadratic in the block's size.
-fn split(leaves: Vec<(Leaf, Bdd)>, alternatives: &dyn Fn(&Leaf, &Bdd) -> Vec<(Bdd, Fix)>) -> Vec<(Leaf, Bdd)> {
+fn split(
+    regular: &CareSet,
+    leaves: Vec<(Leaf, Bdd)>,
+    alternatives: &dyn Fn(&Leaf, &Bdd) -> Vec<(Bdd, Fix)>,
+) -> Vec<(Leaf, Bdd)> {
     let mut out = Vec::with_capacity(leaves.len());
     for (mut leaf, cond) in leaves {
         let mut parts: Vec<(Bdd, Fix)> = alternatives(&leaf, &cond)
             .into_iter()
             .filter_map(|(modes, fix)| {
                 let here = cond.and(&modes);
-                (!here.is_false()).then_some((here, fix))
+                regular.meets(&here).then_some((here, fix))
             })
             .collect();
         let Some((here, fix)) = parts.pop() else { continue };
@@ -199,6 +216,7 @@ fn by_value(parts: &[(u32, Bdd)], fix: impl Fn(u32) -> Fix) -> Vec<(Bdd, Fix)> {
 fn instances(
     enc: &Encoding,
     primal: &Primal,
+    regular: &CareSet,
     values: &Values,
     rel: &BTreeMap<(usize, usize), Bdd>,
     stats: &mut Stats,
@@ -218,17 +236,17 @@ fn instances(
     let mut out: BTreeMap<BlockInstance, Bdd> = BTreeMap::new();
     for mut members in components(&succ) {
         members.sort_unstable();
-        for last in blocks_by_last_node(set, &members, &|a| position[a], rel) {
+        let nonempty = |b: &Bdd| regular.meets(b);
+        for last in blocks_by_last_node(set, &members, &|a| position[a], rel, &nonempty) {
             stats.see_all(last.members.iter().map(|(_, b)| b));
-            let rep = primal.regular.and(&last.last);
-            if rep.is_false() {
+            if !regular.meets(&last.last) {
                 continue;
             }
-            let mut leaves = vec![(Leaf { members: vec![last.node], ..Leaf::default() }, rep)];
+            let mut leaves = vec![(Leaf { members: vec![last.node], ..Leaf::default() }, last.last)];
             for (b, s) in &last.members[1..] {
-                leaves = split(leaves, &|_, _| vec![(s.clone(), Fix::Member(*b)), (s.not(), Fix::Nothing)]);
+                leaves = split(regular, leaves, &|_, _| vec![(s.clone(), Fix::Member(*b)), (s.not(), Fix::Nothing)]);
             }
-            for (leaf, cond) in refine(enc, primal, values, leaves) {
+            for (leaf, cond) in refine(enc, primal, regular, values, leaves) {
                 let key = BlockInstance {
                     eqs: leaf.c.iter().map(|(&i, &ci)| (i, ci)).collect(),
                     writes: leaf.d.iter().map(|(&j, &dj)| (j, dj)).collect(),
@@ -243,17 +261,23 @@ fn instances(
 }
 
 /// Splits member sets by offsets, matchings, written orders and read orders.
-fn refine(enc: &Encoding, primal: &Primal, values: &Values, mut leaves: Vec<(Leaf, Bdd)>) -> Vec<(Leaf, Bdd)> {
+fn refine(
+    enc: &Encoding,
+    primal: &Primal,
+    regular: &CareSet,
+    values: &Values,
+    mut leaves: Vec<(Leaf, Bdd)>,
+) -> Vec<(Leaf, Bdd)> {
     let set = enc.set();
     let unchanged = || vec![(set.mk_true(), Fix::Nothing)];
     let max_members = leaves.iter().map(|(l, _)| l.members.len()).max().unwrap_or(0);
     for slot in 0..max_members {
         // Offset of the slot-th member, then the edge it is matched by.
-        leaves = split(leaves, &|l, _| match l.members.get(slot) {
+        leaves = split(regular, leaves, &|l, _| match l.members.get(slot) {
             Some(&i) => by_value(&values.c[i], |v| Fix::Offset(i, v)),
             None => unchanged(),
         });
-        leaves = split(leaves, &|l, _| match l.members.get(slot) {
+        leaves = split(regular, leaves, &|l, _| match l.members.get(slot) {
             Some(&i) => enc.rows[i].iter().map(|&k| (primal.matched[k].clone(), Fix::Matched(i, k))).collect(),
             None => unchanged(),
         });
@@ -261,7 +285,7 @@ fn refine(enc: &Encoding, primal: &Primal, values: &Values, mut leaves: Vec<(Lea
     // Orders of the written variables.
     let max_writes = leaves.iter().map(|(l, _)| l.matched.len()).max().unwrap_or(0);
     for slot in 0..max_writes {
-        leaves = split(leaves, &|l, _| match l.matched.values().nth(slot) {
+        leaves = split(regular, leaves, &|l, _| match l.matched.values().nth(slot) {
             Some(&k) => {
                 let j = enc.edges[k].var;
                 by_value(&values.d[j], |v| Fix::Order(j, v))
@@ -281,7 +305,7 @@ fn refine(enc: &Encoding, primal: &Primal, values: &Values, mut leaves: Vec<(Lea
                 if written.contains(&e.var) {
                     continue;
                 }
-                local = split(local, &|_, _| {
+                local = split(regular, local, &|_, _| {
                     let mut alts = vec![(e.active.not(), Fix::Nothing)];
                     alts.extend(by_value(&values.sigma[k], |s| Fix::Read(e.var, s + ci)));
                     alts

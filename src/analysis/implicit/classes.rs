@@ -115,17 +115,28 @@ impl Split {
 
 /// The non-empty pieces of `modes` by the edge `k`: absent, then present by value of σ.
 pub(super) fn pieces(enc: &Encoding, k: usize, values: &[(u32, Bdd)], modes: &Bdd) -> Vec<(Option<u32>, Bdd)> {
+    pieces_where(enc, k, values, modes, &|b| !b.is_false())
+}
+
+/// [`pieces`] for sets of modes held modulo a care set: a piece is kept if `nonempty`.
+pub(super) fn pieces_where(
+    enc: &Encoding,
+    k: usize,
+    values: &[(u32, Bdd)],
+    modes: &Bdd,
+    nonempty: &dyn Fn(&Bdd) -> bool,
+) -> Vec<(Option<u32>, Bdd)> {
     let e = &enc.edges[k];
     let mut out = Vec::new();
     let absent = and_not(modes, &e.active);
-    if !absent.is_false() {
+    if nonempty(&absent) {
         out.push((None, absent));
     }
     let present = and(modes, &e.active);
-    if !present.is_false() {
+    if nonempty(&present) {
         for (s, m) in values {
             let here = and(&present, m);
-            if !here.is_false() {
+            if nonempty(&here) {
                 out.push((Some(*s), here));
             }
         }

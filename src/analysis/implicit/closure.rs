@@ -44,7 +44,9 @@ pub(super) struct LastNode {
 
 /// The blocks of one union SCC by their last node (module header, steps 1–2) for the
 /// `members` (equations), given ⇝ as `rel` and the elimination order (`position(a)`,
-/// distinct); nodes are the members' own numbers. The work and the output follow the
+/// distinct); nodes are the members' own numbers. `nonempty` says whether a set of modes
+/// matters (the caller's sets are held modulo the regular modes: an entry that holds in
+/// no regular mode is dropped like an empty one). The work and the output follow the
 /// blocks' sizes: no pair of members is ever listed (a block of n equations in some
 /// mode costs n entries, not n²).
 pub(super) fn blocks_by_last_node(
@@ -52,6 +54,7 @@ pub(super) fn blocks_by_last_node(
     members: &[usize],
     position: &dyn Fn(usize) -> usize,
     rel: &BTreeMap<(usize, usize), Bdd>,
+    nonempty: &dyn Fn(&Bdd) -> bool,
 ) -> Vec<LastNode> {
     // Nodes 0..k in elimination order.
     let mut order: Vec<usize> = members.to_vec();
@@ -68,7 +71,7 @@ pub(super) fn blocks_by_last_node(
             }
         }
     }
-    let (up, down) = eliminate(&mut out, &mut inn);
+    let (up, down) = eliminate(&mut out, &mut inn, nonempty);
     // The nodes below each node that have a factor to it.
     let mut below: Vec<Vec<usize>> = vec![Vec::new(); k];
     for x in 0..k {
@@ -77,7 +80,8 @@ pub(super) fn blocks_by_last_node(
         }
     }
     let mut touch: Vec<Option<Bdd>> = vec![None; k];
-    let with: Vec<Vec<(usize, Bdd)>> = (0..k).map(|h| in_touch(set, h, &up, &down, &below, &mut touch)).collect();
+    let with: Vec<Vec<(usize, Bdd)>> =
+        (0..k).map(|h| in_touch(set, h, (&up, &down), &below, &mut touch, nonempty)).collect();
     // x shares a block with a later node where in_g(x) for some g > x.
     let mut later: Vec<Bdd> = vec![set.mk_false(); k];
     for with_h in &with {
@@ -102,7 +106,11 @@ type Factors = Vec<Vec<(usize, Bdd)>>;
 /// Eliminates nodes 0, 1, … of the graph (`out[v]`: v → w, `inn[v]`: u → v, both keyed by
 /// the other node); returns the factors U (out-edges to later nodes) and L (in-edges from
 /// later nodes) of every node at its elimination.
-fn eliminate(out: &mut [BTreeMap<usize, Bdd>], inn: &mut [BTreeMap<usize, Bdd>]) -> (Factors, Factors) {
+fn eliminate(
+    out: &mut [BTreeMap<usize, Bdd>],
+    inn: &mut [BTreeMap<usize, Bdd>],
+    nonempty: &dyn Fn(&Bdd) -> bool,
+) -> (Factors, Factors) {
     let k = out.len();
     let (mut up, mut down) = (Vec::with_capacity(k), Vec::with_capacity(k));
     for v in 0..k {
@@ -120,7 +128,7 @@ fn eliminate(out: &mut [BTreeMap<usize, Bdd>], inn: &mut [BTreeMap<usize, Bdd>])
                     continue;
                 }
                 let via = a.and(b);
-                if via.is_false() {
+                if !nonempty(&via) {
                     continue;
                 }
                 match out[*u].get_mut(w) {
@@ -144,10 +152,10 @@ fn eliminate(out: &mut [BTreeMap<usize, Bdd>], inn: &mut [BTreeMap<usize, Bdd>])
 fn in_touch(
     set: &BddVariableSet,
     h: usize,
-    up: &Factors,
-    down: &Factors,
+    (up, down): (&Factors, &Factors),
     below: &[Vec<usize>],
     touch: &mut [Option<Bdd>],
+    nonempty: &dyn Fn(&Bdd) -> bool,
 ) -> Vec<(usize, Bdd)> {
     touch[h] = Some(set.mk_true());
     let mut found = vec![(h, set.mk_true())];
@@ -166,11 +174,11 @@ fn in_touch(
             })
         };
         let climbs = join(&up[x], true);
-        if climbs.is_false() {
+        if !nonempty(&climbs) {
             continue;
         }
         let here = climbs.and(&join(&down[x], false));
-        if here.is_false() {
+        if !nonempty(&here) {
             continue;
         }
         touch[x] = Some(here.clone());
@@ -262,7 +270,7 @@ mod tests {
             for i in (1..k).rev() {
                 position.swap(i, rnd(i as u64 + 1) as usize);
             }
-            let blocks = blocks_by_last_node(&set, &members, &|a| position[a], &rel);
+            let blocks = blocks_by_last_node(&set, &members, &|a| position[a], &rel, &|b| !b.is_false());
             // Every node is in exactly one block (by its last node) in every mode.
             for x in 0..k {
                 let mut covered = set.mk_false();

@@ -1,14 +1,27 @@
 //! The dual problem, all modes at once (paper 002 §4.5): Pryce's fixpoint on
 //! mode-dependent bit-vectors, starting from c = 0:
 //! d_j ← max_{e ∈ J⁻¹(j)} (if χ_E(e) then c_{I(e)} + σ_e else 0);
-//! c_i ← the e ∈ I⁻¹(i) with T_e gives d_{J(e)} − σ_e; both 0 outside the regular modes.
+//! c_i ← the e ∈ I⁻¹(i) with T_e gives d_{J(e)} − σ_e.
+//!
+//! Modulo the regular modes ([`super::modulo`]): every step is pointwise in the mode, so
+//! the bit-vectors are computed without the regular modes conjoined (the paper's "0
+//! outside them" made every bit O(N) nodes on the compressible building) and a value
+//! counts as changed only where it changes in a regular mode. The sweeps and what they
+//! recompute are those of the fixpoint on the regular modes alone: on those modes the
+//! values are equal sweep by sweep, and the fixpoint stops at the same sweep.
 
 use super::Encoding;
 use super::bits::BitVec;
+use super::modulo::CareSet;
 use super::primal::Primal;
 use crate::analysis::AnalysisError;
 
-pub(super) fn solve(enc: &Encoding, primal: &Primal) -> Result<(Vec<BitVec>, Vec<BitVec>), AnalysisError> {
+/// (c, d), each modulo the regular modes.
+pub(super) fn solve(
+    enc: &Encoding,
+    primal: &Primal,
+    regular: &CareSet,
+) -> Result<(Vec<BitVec>, Vec<BitVec>), AnalysisError> {
     let set = enc.set();
     let zero = BitVec::constant(set, enc.width, 0);
     let n = enc.mdae.equations.len();
@@ -35,8 +48,7 @@ pub(super) fn solve(enc: &Encoding, primal: &Primal) -> Result<(Vec<BitVec>, Vec
                 let here = BitVec::ite(&e.active, &c[e.eq].add(&e.sigma, set), &zero);
                 dj = dj.max(&here, set);
             }
-            let dj = BitVec::ite(&primal.regular, &dj, &zero);
-            if !dj.same(&d[j]) {
+            if differ(regular, &dj, &d[j]) {
                 d_changed[j] = true;
                 d[j] = dj;
             }
@@ -51,8 +63,7 @@ pub(super) fn solve(enc: &Encoding, primal: &Primal) -> Result<(Vec<BitVec>, Vec
                 let e = &enc.edges[k];
                 ci = BitVec::ite(&primal.matched[k], &d[e.var].sub(&e.sigma, set), &ci);
             }
-            let ci = BitVec::ite(&primal.regular, &ci, &zero);
-            c_changed[i] = !ci.same(&c[i]);
+            c_changed[i] = differ(regular, &ci, &c[i]);
             if c_changed[i] {
                 changed = true;
                 c[i] = ci;
@@ -64,4 +75,9 @@ pub(super) fn solve(enc: &Encoding, primal: &Primal) -> Result<(Vec<BitVec>, Vec
         first = false;
     }
     Err(AnalysisError::Unsupported("the dual fixpoint did not converge (offsets overflow the bit-vectors)".into()))
+}
+
+/// Whether a and b differ in some regular mode.
+fn differ(regular: &CareSet, a: &BitVec, b: &BitVec) -> bool {
+    a.bits.iter().zip(&b.bits).any(|(x, y)| regular.differ(x, y))
 }

@@ -21,23 +21,35 @@
 //! modes). Hence in every mode of M the maximum-weight perfect matchings of S are the
 //! products of those of the sub-blocks, each solved on its own: a sub-block whose edges
 //! all have a constant existence and order on M is one matching problem
-//! ([`max_weight_perfect_matching`]); otherwise M is split by the pieces of one of its
+//! ([`min_cost_assignment`] on the negated weights); otherwise M is split by the pieces of one of its
 //! signatures (existence, then σ by value: the split of `classes`) and each piece is solved
 //! again. If H_M has no perfect matching, no mode of M has one. The leaves partition the
 //! modes per sub-block, so ∃E_b.X_b is the conjunction over sub-blocks of the union of
 //! their leaves that have a matching, and T_e the union of the leaves where e is matched.
 //!
+//! Modulo the valid modes ([`super::modulo`]): the sets of modes M are held without the
+//! valid modes conjoined (O(N) nodes on the compressible building, where the split gives
+//! up only after 16 visits per edge: each of them held the pieces of every signature, 357
+//! MB at N = 300 and 4.8 GB at N = 1000); every piece is tested for a valid mode exactly,
+//! so the nodes, splits and leaves are those of the split inside the valid modes.
+//!
 //! Deterministic: the split signature is the one with the most varying edges in the
 //! sub-block (the first in the block's order on ties); the sub-blocks are taken in the
 //! order of their first equation. Under a budget of leaves and of edges visited
-//! ([`LEAF_LIMIT`], [`VISIT_LIMIT`] per edge of the block); past it the block goes to
-//! the programme of [`super::optimal`], as before.
+//! ([`LEAF_LIMIT`]; [`Budget::first`], [`VISIT_LIMIT`] per edge of the block); past it
+//! the block goes to the programme of [`super::optimal`]. Where that is over its trial
+//! budget too, the split makes a last attempt with more visits but a bounded depth of
+//! nested splits ([`Budget::last_resort`]) before the model is refused: a block whose
+//! splits never make it fall apart (the paper's families) is one of 2^depth leaves, one
+//! whose choices are few is decided (BatchPlant_StandardWater: 1,095 leaves, 1.5·10^6
+//! visits, about 1 s).
 
-use super::classes::pieces;
+use super::classes::pieces_where;
+use super::modulo::CareSet;
 use super::ops::{and, or};
 use super::{Encoding, Stats};
 use crate::analysis::dm::fine_blocks;
-use crate::analysis::matching::{Graph, max_weight_perfect_matching};
+use crate::analysis::matching::{Graph, min_cost_assignment};
 use biodivine_lib_bdd::Bdd;
 use std::collections::HashMap;
 
@@ -45,28 +57,68 @@ use std::collections::HashMap;
 pub const LEAF_LIMIT: usize = 16384;
 
 /// At most this many edges visited per edge of the block, summed over the nodes (each
-/// node builds the graph of its edges and decomposes it). A block that never falls apart
-/// (the Westinghouse brake, where each valve's two branches close cycles along the whole
-/// train) gives up after about this many nodes of the whole block, a few microseconds per
-/// edge each: with 2·10^6 visits in all, Westinghouse N = 50 spent 8 s here before the
-/// programme of `optimal` (1.4 s) decided it. The rewritten outputs this is for take one
-/// node (TanksWithOverflow, HeatLosses); BatchPlant_StandardWater would take 706 (1,095
-/// leaves, 4 s) and stays refused by the programme's budget.
+/// node builds the graph of its edges and decomposes it), before the programme of
+/// [`super::optimal`] is tried. A block that never falls apart (the Westinghouse brake,
+/// where each valve's two branches close cycles along the whole train) gives up after
+/// about this many nodes of the whole block, a few microseconds per edge each: with
+/// 2·10^6 visits in all, Westinghouse N = 50 spent 8 s here before the programme (1.4 s)
+/// decided it. The rewritten outputs this is for take one node (TanksWithOverflow,
+/// HeatLosses).
 pub const VISIT_LIMIT: usize = 16;
+
+/// The visits allowed to the last attempt, made where the programme is over its own
+/// budget and the model would otherwise be refused (whatever the block's size; at least
+/// [`VISIT_LIMIT`] per edge).
+pub const RESORT_VISITS: usize = 4_000_000;
+
+/// The deepest nesting of splits the last attempt follows: a split that does not make
+/// the block fall apart leaves it whole in each piece, so a path of d such splits is
+/// one of up to 2^d leaves (Westinghouse and the building of paper 002: one split per
+/// valve or door along the first path, d ≈ N). BatchPlant_StandardWater: 9 nested
+/// binary splits of its block of 2,087 edges (71 signatures), 1,095 leaves.
+pub const DEPTH_LIMIT: usize = 14;
+
+/// How much of the factored split one block may take.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Budget {
+    /// Edges visited, summed over the nodes.
+    visits: usize,
+    /// Nested splits on one path.
+    depth: usize,
+}
+
+impl Budget {
+    /// Before the programme: [`VISIT_LIMIT`] per edge of the block, any depth.
+    pub fn first(edges: usize) -> Self {
+        Budget { visits: VISIT_LIMIT * edges, depth: usize::MAX }
+    }
+
+    /// After the programme is over its budget, before the model is refused:
+    /// [`RESORT_VISITS`] and [`DEPTH_LIMIT`].
+    pub fn last_resort(edges: usize) -> Self {
+        Budget { visits: RESORT_VISITS.max(VISIT_LIMIT * edges), depth: DEPTH_LIMIT }
+    }
+}
 
 /// The value of an edge on a set of modes: absent, or present with σ.
 type Value = Option<u32>;
 
-/// (∃E_b.X_b, T_e for each of `edges`), or `None` past the budget.
-pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> Option<(Bdd, Vec<Bdd>)> {
+/// (∃E_b.X_b, T_e for each of `edges`), both modulo the valid modes, or `None` past
+/// the budget.
+pub(super) fn solve_block(
+    enc: &Encoding,
+    edges: &[usize],
+    budget: Budget,
+    stats: &mut Stats,
+) -> Option<(Bdd, Vec<Bdd>)> {
     if stats.no_classes {
         return None;
     }
-    let mut solver = Solver::new(enc, edges);
+    let mut solver = Solver::new(enc, edges, budget);
     let all: Vec<usize> = (0..edges.len()).collect();
     let fixed = vec![None; solver.signatures.len()];
-    let exists = solver.solve(&enc.valid, &all, fixed, stats)?;
-    let picked = solver.picked;
+    let exists = solver.solve(&enc.set().mk_true(), &all, fixed, 0, stats)?;
+    let picked = solver.picked();
     stats.see(&exists);
     stats.see_all(&picked);
     Some((exists, picked))
@@ -79,9 +131,19 @@ struct Solver<'a> {
     kind: Vec<Kind>,
     /// Per signature: a representative edge and σ by value (over all modes).
     signatures: Vec<(usize, Vec<(u32, Bdd)>)>,
-    picked: Vec<Bdd>,
+    /// Per position: the rank of its equation and of its variable among the block's
+    /// (by index), so that local rows and columns keep the order of the indices.
+    rank: Vec<(u32, u32)>,
+    /// Scratch of [`Solver::local`]: per rank, its local row and column.
+    slot: (Vec<u32>, Vec<u32>),
+    /// Per leaf: its modes and the positions of the edges it matches.
+    found: Vec<(Bdd, Vec<u32>)>,
+    budget: Budget,
     leaves: usize,
     visited: usize,
+    /// The valid modes: every set of modes here is held modulo them ([`super::modulo`]),
+    /// so a piece is as small as the edges it splits by, not O(N) like the valid modes.
+    valid: CareSet,
 }
 
 #[derive(Clone, Copy)]
@@ -91,15 +153,16 @@ enum Kind {
 }
 
 impl<'a> Solver<'a> {
-    fn new(enc: &'a Encoding<'a>, edges: &'a [usize]) -> Self {
+    fn new(enc: &'a Encoding<'a>, edges: &'a [usize], budget: Budget) -> Self {
         let set = enc.set();
         let mut kind = Vec::with_capacity(edges.len());
         let mut signatures: Vec<(usize, Vec<(u32, Bdd)>)> = Vec::new();
         // The map only finds a signature's number (numbered in the block's order).
         let mut number: HashMap<(Bdd, Vec<(u32, Bdd)>), usize> = HashMap::new();
+        let valid = CareSet::new(&enc.valid);
         for &k in edges {
             let values = enc.edges[k].sigma.partition(&set.mk_true(), set);
-            match pieces(enc, k, &values, &enc.valid).as_slice() {
+            match pieces_where(enc, k, &values, &set.mk_true(), &|b| valid.meets(b)).as_slice() {
                 [] => kind.push(Kind::Constant(None)),
                 [(s, _)] => kind.push(Kind::Constant(*s)),
                 _ => {
@@ -112,16 +175,34 @@ impl<'a> Solver<'a> {
                 }
             }
         }
-        let picked = vec![set.mk_false(); edges.len()];
-        Solver { enc, edges, kind, signatures, picked, leaves: 0, visited: 0 }
+        let ranks = |of: &dyn Fn(usize) -> usize| -> (Vec<u32>, usize) {
+            let mut sorted: Vec<usize> = edges.iter().map(|&k| of(k)).collect();
+            sorted.sort_unstable();
+            sorted.dedup();
+            let rank = edges.iter().map(|&k| sorted.binary_search(&of(k)).expect("listed") as u32).collect();
+            (rank, sorted.len())
+        };
+        let (rows, n_rows) = ranks(&|k| enc.edges[k].eq);
+        let (cols, n_cols) = ranks(&|k| enc.edges[k].var);
+        let rank = rows.into_iter().zip(cols).collect();
+        let slot = (vec![0; n_rows], vec![0; n_cols]);
+        Solver { enc, edges, kind, signatures, rank, slot, found: Vec::new(), budget, leaves: 0, visited: 0, valid }
     }
 
     /// The modes of `modes` where the edges `sub` (positions) have a perfect matching,
-    /// recording the matched edges of every leaf in `picked`; `fixed[g]`: the value of
-    /// signature g on `modes` where a split above fixed it. `None` past the budget.
-    fn solve(&mut self, modes: &Bdd, sub: &[usize], mut fixed: Vec<Option<Value>>, stats: &mut Stats) -> Option<Bdd> {
+    /// recording the matched edges of every leaf in `found`; `fixed[g]`: the value of
+    /// signature g on `modes` where a split above fixed it; `depth`: the splits above.
+    /// `None` past the budget.
+    fn solve(
+        &mut self,
+        modes: &Bdd,
+        sub: &[usize],
+        mut fixed: Vec<Option<Value>>,
+        depth: usize,
+        stats: &mut Stats,
+    ) -> Option<Bdd> {
         self.visited += sub.len();
-        if self.visited > VISIT_LIMIT * self.edges.len() || stats.over_limit {
+        if self.visited > self.budget.visits || depth > self.budget.depth || stats.over_limit {
             return None;
         }
         // The value of every edge on `modes` (`None` in `varying`: it still varies).
@@ -133,7 +214,7 @@ impl<'a> Solver<'a> {
                 Kind::Varying(g) => {
                     if fixed[g].is_none() && !pieces_of.contains_key(&g) {
                         let (k, values) = &self.signatures[g];
-                        let ps = pieces(self.enc, *k, values, modes);
+                        let ps = pieces_where(self.enc, *k, values, modes, &|b| self.valid.meets(b));
                         match ps.as_slice() {
                             [(v, _)] => fixed[g] = Some(*v),
                             [] => fixed[g] = Some(None),
@@ -144,30 +225,32 @@ impl<'a> Solver<'a> {
                 }
             });
         }
-        // H_M: the edges present somewhere in `modes`, by local row and column.
+        // H_M: the edges present somewhere in `modes`.
         let present: Vec<usize> = (0..sub.len()).filter(|&q| value[q] != Some(None)).collect();
-        // Rows and columns of every edge of `sub`: one with no edge left on `modes` leaves
-        // the graph without a perfect matching.
-        let every: Vec<usize> = (0..sub.len()).collect();
-        let (rows, cols) = self.local(sub, &every);
-        let graph: Graph = {
-            let mut g: Graph = vec![Vec::new(); rows.len()];
-            for &q in &present {
-                let (r, c) = self.at(&rows, &cols, sub[q]);
-                g[r].push((c, 0));
-            }
-            g
-        };
         let set = self.enc.set();
-        let Some(fine) = fine_blocks(&graph, cols.len()) else { return Some(set.mk_false()) };
-        let mut blocks: Vec<Vec<usize>> = vec![Vec::new(); fine.count];
-        for &q in &present {
-            let (r, c) = self.at(&rows, &cols, sub[q]);
-            if fine.eq_block[r] == fine.var_block[c] {
-                blocks[fine.eq_block[r]].push(q);
+        let blocks = if present.len() == sub.len() {
+            // `sub` is an irreducible block of the graph above (or the whole block): the
+            // same graph, the same single block.
+            vec![present]
+        } else {
+            // Rows and columns of every edge of `sub`: one with no edge left on `modes`
+            // leaves the graph without a perfect matching.
+            let (at, n_rows, n_cols) = self.local(sub);
+            let mut graph: Graph = vec![Vec::new(); n_rows];
+            for &q in &present {
+                graph[at[q].0].push((at[q].1, 0));
             }
-        }
-        blocks.sort_by_key(|b| b.first().copied());
+            let Some(fine) = fine_blocks(&graph, n_cols) else { return Some(set.mk_false()) };
+            let mut blocks: Vec<Vec<usize>> = vec![Vec::new(); fine.count];
+            for &q in &present {
+                let (r, c) = at[q];
+                if fine.eq_block[r] == fine.var_block[c] {
+                    blocks[fine.eq_block[r]].push(q);
+                }
+            }
+            blocks.sort_by_key(|b| b.first().copied());
+            blocks
+        };
         let mut exists = modes.clone();
         for block in blocks.iter().filter(|b| !b.is_empty()) {
             self.leaves += usize::from(block.len() > 1);
@@ -183,7 +266,7 @@ impl<'a> Solver<'a> {
                     for (v, piece) in ps {
                         let mut fixed = fixed.clone();
                         fixed[g] = Some(v);
-                        let found = self.solve(&piece, &inner, fixed, stats)?;
+                        let found = self.solve(&piece, &inner, fixed, depth + 1, stats)?;
                         here = or(&here, &found);
                         stats.see(&here);
                     }
@@ -191,7 +274,7 @@ impl<'a> Solver<'a> {
                 }
             };
             exists = and(&exists, &here);
-            if exists.is_false() {
+            if !self.valid.meets(&exists) {
                 break;
             }
         }
@@ -214,15 +297,13 @@ impl<'a> Solver<'a> {
         value: &[Option<Value>],
         pieces_of: &HashMap<usize, Vec<(Value, Bdd)>>,
     ) -> Result<Bdd, usize> {
-        let all: Vec<usize> = (0..block.len()).collect();
         let inner: Vec<usize> = block.iter().map(|&q| sub[q]).collect();
-        let (rows, cols) = self.local(&inner, &all);
-        let scale = rows.len() as i64 + 1;
-        let mut graph: Graph = vec![Vec::new(); rows.len()];
-        let mut at: Vec<Vec<usize>> = vec![Vec::new(); rows.len()];
+        let (local, n_rows, _) = self.local(&inner);
+        let scale = n_rows as i64 + 1;
+        let mut graph: Graph = vec![Vec::new(); n_rows];
+        let mut at: Vec<Vec<usize>> = vec![Vec::new(); n_rows];
         let mut count: Vec<usize> = vec![0; self.signatures.len()];
-        for &q in block {
-            let (r, c) = self.at(&rows, &cols, sub[q]);
+        for (&q, &(r, c)) in block.iter().zip(&local) {
             let weight = match (value[q], self.kind[sub[q]]) {
                 (Some(v), _) => i64::from(v.expect("an edge of a block is present")) * scale + 1,
                 (None, Kind::Varying(g)) => {
@@ -235,11 +316,20 @@ impl<'a> Solver<'a> {
             graph[r].push((c, weight));
             at[r].push(q);
         }
-        let matched = max_weight_perfect_matching(&graph).expect("a block of the union has a perfect matching");
+        // The block is irreducible: one assignment problem (what `max_weight_perfect_matching`
+        // solves per irreducible block), rows by column, costs the negated weights.
+        let mut costs: Vec<Vec<(usize, i64)>> = Vec::with_capacity(n_rows);
+        for (row, at) in graph.iter().zip(&mut at) {
+            let mut both: Vec<((usize, i64), usize)> = row.iter().copied().zip(at.iter().copied()).collect();
+            both.sort_unstable_by_key(|&((c, w), _)| (c, -w));
+            costs.push(both.iter().map(|&((c, w), _)| (c, -w)).collect());
+            *at = both.iter().map(|&(_, q)| q).collect();
+        }
+        let matched = min_cost_assignment(&costs).expect("a block of the union has a perfect matching");
         let chosen: Vec<usize> = matched
             .iter()
             .enumerate()
-            .map(|(r, &c)| at[r][graph[r].iter().position(|&(j, _)| j == c).expect("a matched edge exists")])
+            .map(|(r, &c)| at[r][costs[r].iter().position(|&(j, _)| j == c).expect("a matched edge exists")])
             .collect();
         let split = chosen
             .iter()
@@ -251,31 +341,56 @@ impl<'a> Solver<'a> {
         if let Some(g) = split {
             return Err(g);
         }
-        for q in chosen {
-            let p = sub[q];
-            self.picked[p] = or(&self.picked[p], modes);
-        }
+        self.found.push((modes.clone(), chosen.iter().map(|&q| sub[q] as u32).collect()));
         Ok(modes.clone())
     }
 
-    /// The equations and variables (sorted) of the edges `sub[q]` for q in `which`.
-    fn local(&self, sub: &[usize], which: &[usize]) -> (Vec<usize>, Vec<usize>) {
-        let e = |q: usize| &self.enc.edges[self.edges[sub[q]]];
-        let mut rows: Vec<usize> = which.iter().map(|&q| e(q).eq).collect();
-        let mut cols: Vec<usize> = which.iter().map(|&q| e(q).var).collect();
-        rows.sort_unstable();
-        rows.dedup();
-        cols.sort_unstable();
-        cols.dedup();
-        (rows, cols)
+    /// T_e per position: the union of the modes of the leaves that match it. Most edges
+    /// are matched by every leaf of their sub-block, so each distinct set of leaves is
+    /// united once (one union per leaf and matched edge was a sixth of the split's time
+    /// on BatchPlant_StandardWater: 1,095 leaves of about 700 rows).
+    fn picked(&self) -> Vec<Bdd> {
+        let set = self.enc.set();
+        let mut leaves_of: Vec<Vec<u32>> = vec![Vec::new(); self.edges.len()];
+        for (l, (_, chosen)) in self.found.iter().enumerate() {
+            for &p in chosen {
+                leaves_of[p as usize].push(l as u32);
+            }
+        }
+        // Keyed by the list of leaves; the union is a function of the key (deterministic).
+        let mut union: HashMap<&[u32], Bdd> = HashMap::new();
+        leaves_of
+            .iter()
+            .map(|ls| {
+                union
+                    .entry(ls.as_slice())
+                    .or_insert_with(|| ls.iter().fold(set.mk_false(), |acc, &l| or(&acc, &self.found[l as usize].0)))
+                    .clone()
+            })
+            .collect()
     }
 
-    /// Local (row, column) of the edge at position `p`.
-    fn at(&self, rows: &[usize], cols: &[usize], p: usize) -> (usize, usize) {
-        let e = &self.enc.edges[self.edges[p]];
-        (
-            rows.binary_search(&e.eq).expect("the edge's equation is local"),
-            cols.binary_search(&e.var).expect("the edge's variable is local"),
-        )
+    /// Local (row, column) of each edge of `positions`, rows and columns numbered in the
+    /// order of the indices of their equations and variables, and the numbers of rows
+    /// and of columns.
+    fn local(&mut self, positions: &[usize]) -> (Vec<(usize, usize)>, usize, usize) {
+        let mut rows: Vec<u32> = positions.iter().map(|&p| self.rank[p].0).collect();
+        let mut cols: Vec<u32> = positions.iter().map(|&p| self.rank[p].1).collect();
+        for (ranks, slot) in [(&mut rows, &mut self.slot.0), (&mut cols, &mut self.slot.1)] {
+            ranks.sort_unstable();
+            ranks.dedup();
+            for (k, &r) in ranks.iter().enumerate() {
+                slot[r as usize] = k as u32;
+            }
+        }
+        let (row, col) = &self.slot;
+        let at = positions
+            .iter()
+            .map(|&p| {
+                let (r, c) = self.rank[p];
+                (row[r as usize] as usize, col[c as usize] as usize)
+            })
+            .collect();
+        (at, rows.len(), cols.len())
     }
 }

@@ -13,6 +13,10 @@
 //!   conditions, and the CDG edges;
 //! - [`singular`]: diagnostics for the singular modes.
 //!
+//! After the primal problem every set of modes is held modulo the regular modes
+//! ([`modulo`]: the regular modes conjoin every room's or car's invariant, O(N) nodes) and
+//! made exact where it enters the [`Cdg`], under the memory budget [`HELD_LIMIT`].
+//!
 //! Variable order (locality, paper 002 §4.3): [`order`] picks an order of the equations
 //! (the narrowest by cut width of source, fine-block and Cuthill–McKee orders); before each
 //! equation's edge variables come the mode variables its incidence mentions first.
@@ -24,6 +28,7 @@ mod classes;
 mod closure;
 mod dual;
 mod factors;
+mod modulo;
 mod ops;
 mod optimal;
 mod order;
@@ -32,7 +37,7 @@ mod singular;
 mod stats;
 
 pub use order::Order;
-pub use stats::{NODE_LIMIT, Stats, WORK_LIMIT};
+pub use stats::{HELD_LIMIT, NODE_LIMIT, Stats, WORK_LIMIT};
 
 use super::AnalysisError;
 use super::cdg::Cdg;
@@ -89,24 +94,34 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     let primal = primal::solve(&enc, stats);
     stats.phase("primal");
     if stats.over_limit {
-        return Err(AnalysisError::TooLarge {
-            modes: mdae.modes.len(),
-            nodes: stats::NODE_LIMIT,
-            levels: optimal::LEVELS_LIMIT,
-            classes: classes::CLASS_LIMIT,
-            work: stats::WORK_LIMIT,
-        });
+        return Err(too_large(mdae, stats));
     }
-    let (c, d) = dual::solve(&enc, &primal)?;
+    // From here on, sets of modes are held modulo the regular modes (`modulo`) and made
+    // exact where they enter the CDG.
+    let regular = modulo::CareSet::new(&primal.regular);
+    let (c, d) = dual::solve(&enc, &primal, &regular)?;
     stats.see_all(c.iter().chain(&d).flat_map(|v| &v.bits));
     stats.phase("dual");
-    let offsets: Vec<_> = c.iter().map(|ci| ci.partition(&primal.regular, enc.set())).collect();
-    let orders: Vec<_> = d.iter().map(|dj| dj.partition(&primal.regular, enc.set())).collect();
+    let by_c: Vec<_> = c.iter().map(|ci| regular.partition(ci, enc.set())).collect();
+    let by_d: Vec<_> = d.iter().map(|dj| regular.partition(dj, enc.set())).collect();
     stats.phase("partition");
-    let graph = blocks::build(&enc, &primal, (&c, &d), (&offsets, &orders), stats);
+    let mut graph = blocks::build(&enc, &primal, &regular, (&c, &d), (&by_c, &by_d), stats);
+    drop((c, d));
     stats.phase("blocks");
     let singular = singular::diagnose(&enc, &primal);
     stats.phase("singular");
+    let (mut offsets, mut orders) = (by_c, by_d);
+    let conditions = offsets.iter_mut().chain(&mut orders).flatten().map(|(_, b)| b);
+    let conditions = conditions.chain(graph.blocks.iter_mut().map(|b| &mut b.cond));
+    for b in conditions.chain(graph.edges.iter_mut().map(|e| &mut e.cond)) {
+        // A copy at its exact length: the library grows a result's vector by doubling.
+        *b = regular.exact(b).clone();
+        stats.hold(b);
+        if stats.over_limit {
+            return Err(too_large(mdae, stats));
+        }
+    }
+    stats.phase("exact");
     Ok(Cdg {
         valid: enc.valid.clone(),
         regular: primal.regular.clone(),
@@ -117,6 +132,22 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
         edges: graph.edges,
         space: enc.space,
     })
+}
+
+/// The refusal of a model whose analysis went past one of its budgets.
+fn too_large(mdae: &Mdae, stats: &Stats) -> AnalysisError {
+    let held = stats.held_limit();
+    if stats.held > held {
+        // A node of the library is 12 bytes.
+        return AnalysisError::TooMuchMemory { modes: mdae.modes.len(), held, megabytes: held * 12 / 1_000_000 };
+    }
+    AnalysisError::TooLarge {
+        modes: mdae.modes.len(),
+        nodes: stats::NODE_LIMIT,
+        levels: optimal::LEVELS_LIMIT,
+        classes: classes::CLASS_LIMIT,
+        work: stats::WORK_LIMIT,
+    }
 }
 
 /// Builds the BDD variable set (in locality order), χ_E and σ of every edge, χ_M.

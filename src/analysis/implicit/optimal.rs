@@ -27,7 +27,7 @@
 
 use super::Stats;
 use super::ops::{and, and_not, or};
-use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet, op_function};
+use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
 
 /// The most nodes the levels of one cut may hold. The levels are a function of the rows
 /// and columns open at the cut: exponential in its width, which the variable order keeps
@@ -37,15 +37,34 @@ use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet, op_function};
 /// edges and over 10^6 structural classes). Past it the analysis refuses the model.
 pub const LEVELS_LIMIT: usize = 100_000;
 
+/// The levels the programme's first run may hold at a cut, seven times the largest the
+/// paper's families need (the compressible building: 2,790 at N = 10 and 100; the
+/// Westinghouse brake: 226). Past it the factored split makes its last attempt
+/// ([`super::factors::Budget::last_resort`]) before the programme runs again up to
+/// [`LEVELS_LIMIT`]: BatchPlant_StandardWater's block passes 20,000 nodes at a cut after
+/// 1.1·10^6 nodes of work, and [`LEVELS_LIMIT`] after 1.7·10^7 (2 s), where the split
+/// decides it.
+pub const TRIAL_LEVELS: usize = 20_000;
+
+/// Why the programme stopped short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// The levels of a cut grew past the limit it was given.
+    Levels,
+    /// The run's budget of nodes or work ([`Stats::over_limit`]).
+    Budget,
+}
+
 /// (∃E_b.X_b, [P_1 … P_n]) for the variables `vars` (sorted) with their constraint
-/// buckets and σ by value.
+/// buckets and σ by value, holding at most `levels_limit` nodes of levels at a cut.
 pub(super) fn steps(
     set: &BddVariableSet,
     vars: &[BddVariable],
     bucket: &[Bdd],
     sigma: &[Vec<(u32, Bdd)>],
+    levels_limit: usize,
     stats: &mut Stats,
-) -> (Bdd, Vec<Bdd>) {
+) -> Result<(Bdd, Vec<Bdd>), Stop> {
     let top = sigma.iter().flat_map(|p| p.iter().map(|&(s, _)| s as usize)).max().unwrap_or(0);
     let mut levels: Vec<Bdd> = vec![set.mk_true()];
     let mut steps: Vec<Bdd> = Vec::with_capacity(vars.len());
@@ -64,7 +83,7 @@ pub(super) fn steps(
             }
             stats.see(&choice[top + delta]);
             if stats.over_limit {
-                return (set.mk_false(), Vec::new());
+                return Err(Stop::Budget);
             }
         }
         // best[u]: prefixes x_1…x_{k−1} whose best choice has value top − u; L_k.
@@ -78,23 +97,26 @@ pub(super) fn steps(
             stats.see(&step);
             stats.see(&reached);
             if stats.over_limit {
-                return (set.mk_false(), Vec::new());
+                return Err(Stop::Budget);
             }
             best.push(g);
         }
-        let step = step.var_pick(vars[k]);
+        // A copy at its exact length: the library grows a result's vector by doubling.
+        let step = step.var_pick(vars[k]).clone();
         stats.see(&step);
         steps.push(step);
         levels = normalise(&best, &vars[..k], set, stats);
         stats.see_all(&levels);
-        stats.over_limit |= levels.iter().map(Bdd::size).sum::<usize>() > LEVELS_LIMIT;
         if stats.over_limit {
-            return (set.mk_false(), Vec::new());
+            return Err(Stop::Budget);
+        }
+        if levels.iter().map(Bdd::size).sum::<usize>() > levels_limit {
+            return Err(Stop::Levels);
         }
     }
     steps.reverse();
     let exists = levels.iter().fold(set.mk_false(), |acc, l| acc.or(l));
-    (exists, steps)
+    Ok((exists, steps))
 }
 
 /// ∃`vars`.`b` for sorted `vars`, without the set biodivine's `exists` builds from the list
@@ -137,9 +159,15 @@ fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet, stats: 
 }
 
 /// T_e for every variable of `vars` (sorted), T = ∧_k `steps[k]` where `steps[k]` reads
-/// `vars[..=k]` and modes: T_{x_k} = ∃E.(α_k ∧ P_k ∧ β_{k+1} ∧ x_k) with the messages
-/// β_k = ∃x_k.(P_k ∧ β_{k+1}) and α_{k+1} = ∃(the variables no later step reads).(α_k ∧ P_k),
-/// so that no BDD is wider than a cut (T itself is never built).
+/// `vars[..=k]` and modes: T_{x_k} = ∃E.(α_k ∧ P_k ∧ x_k) with the forward message α_{k+1} =
+/// ∃(the variables no later step reads).(α_k ∧ P_k), so that no BDD is wider than a cut
+/// (T itself is never built). No backward message is needed: every prefix satisfying P_1 …
+/// P_k extends to an assignment satisfying every step (P_k holds only where the prefix
+/// before x_k has a completion and x_k attains its best one, so J_k is finite there and
+/// P_{k+1} keeps a choice for x_{k+1}). The backward messages β_k = ∃x_k.(P_k ∧ β_{k+1})
+/// this kept beside every step were half of the programme's memory (building N = 300:
+/// 125 of 274 MB) and changed no T_e (`t_is_the_least_maximum_weight_matching_in_every_mode`
+/// checks T_e against enumeration).
 pub(super) fn marginals(set: &BddVariableSet, vars: &[BddVariable], steps: &[Bdd], stats: &mut Stats) -> Vec<Bdd> {
     let n = vars.len();
     // retire[k]: the variables whose last reader is steps[k].
@@ -155,19 +183,11 @@ pub(super) fn marginals(set: &BddVariableSet, vars: &[BddVariable], steps: &[Bdd
     for (at, &k) in last_use.iter().enumerate() {
         retire[k].push(vars[at]);
     }
-    let mut beta = vec![set.mk_true(); n + 1];
-    for k in (0..n).rev() {
-        beta[k] = Bdd::binary_op_with_exists(&steps[k], &beta[k + 1], op_function::and, &vars[k..=k]);
-        stats.see(&beta[k]);
-        if stats.over_limit {
-            return vec![set.mk_false(); n];
-        }
-    }
     let mut alpha = set.mk_true();
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
         let here = and(&alpha, &steps[k]);
-        let chosen = and(&and(&here, &beta[k + 1]), &set.mk_var(vars[k]));
+        let chosen = and(&here, &set.mk_var(vars[k]));
         let t = exists_sorted(&chosen, vars);
         stats.work += chosen.size() as u64;
         stats.see(&t);
@@ -231,7 +251,8 @@ mod tests {
             for (e, a) in active.iter().enumerate() {
                 bucket[e] = bucket[e].and(&set.mk_var(vars[e]).imp(a));
             }
-            let (exists, steps) = steps(&set, vars, &bucket, &sigma, &mut Stats::default());
+            let (exists, steps) =
+                steps(&set, vars, &bucket, &sigma, LEVELS_LIMIT, &mut Stats::default()).expect("within the budget");
             let marginals = marginals(&set, vars, &steps, &mut Stats::default());
             for m in 0..4u32 {
                 let mut val = BddValuation::all_false(11);

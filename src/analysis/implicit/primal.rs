@@ -18,12 +18,15 @@
 //! then factor by factor ([`factors`]: split one signature at a time, decompose again,
 //! independent sub-blocks split on their own) within its budget; otherwise X_b is kept as its local constraints (one per row, column and edge) and
 //! [`optimal`] finds T_b by a dynamic programme over the variable order, without the
-//! paper's weight ω and bitwise arg-max. On the Westinghouse brake H is one irreducible
+//! paper's weight ω and bitwise arg-max. Where the programme's levels outgrow a trial
+//! budget (wide cuts: the connection sets of fluid models), the factored split makes a
+//! last attempt before the programme runs to its full budget ([`solve_block`]). On the Westinghouse brake H is one irreducible
 //! block (each valve's two branches close alternating cycles along the whole train) and
 //! the intermediate S_k of the bitwise arg-max kept every perfect matching with its partial
 //! weight: 9 M nodes and 51 s at N = 50; the programme keeps no BDD wider than a cut (156
 //! nodes at N = 100, `benches/scale.rs`).
 
+use super::optimal::Stop;
 use super::{Encoding, Stats};
 use super::{classes, factors, optimal};
 use crate::analysis::dm::fine_blocks;
@@ -31,7 +34,9 @@ use crate::analysis::matching::Graph;
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
 
 pub(super) struct Primal {
-    /// T_e for every edge (false outside the regular modes).
+    /// T_e for every edge, modulo the regular modes ([`super::modulo`]: what it holds
+    /// outside them is no one's concern; each block's own T_e, never conjoined with the
+    /// O(N)-node regular modes).
     pub matched: Vec<Bdd>,
     /// Valid modes with a perfect matching.
     pub regular: Bdd,
@@ -77,23 +82,51 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
         }
     }
     stats.see(&regular);
-    for t in &mut matched {
-        *t = t.and(&regular);
-    }
     stats.see_all(&matched);
     Primal { matched, regular }
 }
 
-/// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge.
+/// One irreducible block of H with its admissible `edges`: ∃E_b.X_b and T_e for each edge
+/// (on the valid modes: what they hold outside them is no one's concern; all false past
+/// the budget, with `stats.over_limit` set). In turn: the structural
+/// classes; the factored split within its first budget; the programme within
+/// [`optimal::TRIAL_LEVELS`]; the factored split's last attempt
+/// ([`factors::Budget::last_resort`]); the programme within [`optimal::LEVELS_LIMIT`].
+/// A block the trial programme decides (the paper's families) is never solved by the
+/// last attempt; one whose every attempt is over its budget refuses the model.
 fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<Bdd>) {
     if !stats.factors_only
         && let Some(solved) = classes::solve_block(enc, edges, stats)
     {
         return solved;
     }
-    if let Some(solved) = factors::solve_block(enc, edges, stats) {
+    if let Some(solved) = factors::solve_block(enc, edges, factors::Budget::first(edges.len()), stats) {
         return solved;
     }
+    let set = enc.set();
+    let over = |stats: &mut Stats| {
+        stats.over_limit = true;
+        (set.mk_false(), vec![set.mk_false(); edges.len()])
+    };
+    match by_programme(enc, edges, optimal::TRIAL_LEVELS, stats) {
+        Ok(solved) => return solved,
+        Err(Stop::Budget) => return over(stats),
+        Err(Stop::Levels) => {}
+    }
+    if let Some(solved) = factors::solve_block(enc, edges, factors::Budget::last_resort(edges.len()), stats) {
+        return solved;
+    }
+    by_programme(enc, edges, optimal::LEVELS_LIMIT, stats).unwrap_or_else(|_| over(stats))
+}
+
+/// [`solve_block`] by the programme of [`optimal`] (X_b kept as its local constraints),
+/// holding at most `levels_limit` nodes of levels at a cut.
+fn by_programme(
+    enc: &Encoding,
+    edges: &[usize],
+    levels_limit: usize,
+    stats: &mut Stats,
+) -> Result<(Bdd, Vec<Bdd>), Stop> {
     let set = enc.set();
     // Positions in `edges`, by variable.
     let mut order: Vec<usize> = (0..edges.len()).collect();
@@ -106,16 +139,16 @@ fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<
     }
     let sigma: Vec<Vec<(u32, Bdd)>> =
         order.iter().map(|&p| enc.edges[edges[p]].sigma.partition(&set.mk_true(), set)).collect();
-    let (exists, steps) = optimal::steps(set, &vars, &bucket, &sigma, stats);
-    if stats.over_limit {
-        return (exists, vec![set.mk_false(); edges.len()]);
-    }
+    let (exists, steps) = optimal::steps(set, &vars, &bucket, &sigma, levels_limit, stats)?;
     let marginals = optimal::marginals(set, &vars, &steps, stats);
+    if stats.over_limit {
+        return Err(Stop::Budget);
+    }
     let mut picked = vec![set.mk_false(); edges.len()];
     for (&p, t) in order.iter().zip(marginals) {
         picked[p] = t;
     }
-    (exists, picked)
+    Ok((exists, picked))
 }
 
 /// The constraints of X_b, each with its last variable in the order: exactly one edge per

@@ -16,6 +16,13 @@ pub const NODE_LIMIT: usize = 2_000_000;
 /// MB. Deterministic (a count, not a clock).
 pub const WORK_LIMIT: u64 = 400_000_000;
 
+/// The most BDD nodes the result of a run may hold in all — the CDG's conditions, each
+/// conjoined with the regular modes: 384 MB (12 bytes a node). Every condition of the compressible
+/// building carries its N rooms' invariant (O(N) nodes), so its CDG holds O(N²) nodes:
+/// 18·10^6 at N = 300; N = 1000 would need about 2·10^8 (2.4 GB) and is refused when
+/// the count passes this, before the memory is used. Deterministic (a count).
+pub const HELD_LIMIT: u64 = 32_000_000;
+
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
     /// (phase, seconds), in the order the phases ran.
@@ -29,6 +36,10 @@ pub struct Stats {
     pub over_limit: bool,
     /// Nodes of the BDDs seen so far, summed ([`WORK_LIMIT`]).
     pub work: u64,
+    /// Nodes of the BDDs the result holds, summed ([`HELD_LIMIT`]).
+    pub held: u64,
+    /// A budget for `held` other than [`HELD_LIMIT`]: for tests of the refusal.
+    pub held_limit: Option<u64>,
     /// Solve every block by the BDD programme (`optimal.rs`), never by its structural
     /// classes (`classes.rs`): for tests and benchmarks of the programme.
     pub no_classes: bool,
@@ -54,6 +65,17 @@ impl Stats {
         self.peak_nodes = self.peak_nodes.max(b.size());
         self.work += b.size() as u64;
         self.over_limit |= self.peak_nodes > NODE_LIMIT || self.work > WORK_LIMIT;
+    }
+
+    /// `b` is kept in the result.
+    pub(super) fn hold(&mut self, b: &Bdd) {
+        self.held += b.size() as u64;
+        self.over_limit |= self.held > self.held_limit();
+    }
+
+    /// The budget of nodes held ([`HELD_LIMIT`] unless a test set another).
+    pub fn held_limit(&self) -> u64 {
+        self.held_limit.unwrap_or(HELD_LIMIT)
     }
 
     pub(super) fn see_all<'a>(&mut self, bdds: impl IntoIterator<Item = &'a Bdd>) {
