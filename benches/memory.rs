@@ -16,6 +16,8 @@
 //! network is given its number of nodes, 2/7 of it, so that it has about N equations),
 //! `--file PATH` (a file instead of generated models). Output: a table per model on
 //! stdout (MB = 10^6 bytes), the input's size and the ratios to it. Nothing is written.
+//! With `MDAE_MEMORY_STOP=<stage>` the binary exits after the first stage whose name starts
+//! so (under `heaptrack`, whose peak is then that stage's: who holds what).
 
 #[allow(unused_imports, dead_code)]
 #[path = "gen/families.rs"]
@@ -88,6 +90,9 @@ impl Stages {
         let live = LIVE.load(Relaxed);
         self.rows.push((name.to_string(), live, PEAK.load(Relaxed)));
         PEAK.store(live, Relaxed);
+        if std::env::var("MDAE_MEMORY_STOP").is_ok_and(|stop| name.starts_with(stop.as_str())) {
+            std::process::exit(0); // the stage's holders at the end of a heap profile
+        }
     }
 
     fn print(&self, job: &str, base: usize, input: usize) {
