@@ -175,11 +175,11 @@ impl<'a, 'd> Lowering<'a, 'd> {
             Type::Boolean if !fixed => NameKind::Boolean,
             Type::Boolean => NameKind::Known,
             Type::Integer if !fixed => {
-                self.integers.insert(v.name.clone());
+                self.integers.insert(v.name);
                 NameKind::Other
             }
             Type::Enumeration if !fixed => {
-                self.enumerations.insert(v.name.clone());
+                self.enumerations.insert(v.name);
                 NameKind::Other
             }
             _ => NameKind::Other,
