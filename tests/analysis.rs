@@ -11,7 +11,7 @@ use std::path::Path;
 
 const STRATEGIES: [Strategy; 2] = [Strategy::Explicit, Strategy::Implicit];
 
-fn load(name: &str) -> Mdae {
+fn load(name: &str) -> Mdae<'static> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     match driver::lower(&SourceFile::new(name, text)) {
@@ -42,7 +42,7 @@ fn mode(m: &Mdae, values: &[(&str, bool)]) -> u64 {
 
 /// c of equation `id` in mode `bits`.
 fn c_of(m: &Mdae, cdg: &Cdg, id: &str, bits: u64) -> u32 {
-    let e = m.equations.iter().position(|e| e.id == id).unwrap_or_else(|| panic!("no equation {id}"));
+    let e = m.equations.iter().position(|e| e.id.to_string() == id).unwrap_or_else(|| panic!("no equation {id}"));
     cdg.offsets[e].iter().find(|(_, b)| cdg.space.contains(b, bits)).map(|(c, _)| *c).expect("a regular mode")
 }
 
@@ -59,8 +59,8 @@ fn positional(m: &Mdae, cdg: &Cdg) -> BTreeSet<String> {
         .iter()
         .map(|b| {
             let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(format!("#{}", e.0), c)).collect();
-            let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(m.var(v).name.clone(), d)).collect();
-            let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(m.var(v).name.clone(), d)).collect();
+            let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(m.var(v).name.to_string(), d)).collect();
+            let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(m.var(v).name.to_string(), d)).collect();
             format!(
                 "{}: {} -- {} -> {}",
                 cdg.space.text(&b.cond, &cdg.valid),
@@ -118,8 +118,8 @@ fn rldc2_with_both_diodes_passing_has_figure_6s_offsets() {
         let cdg = run(&m, s);
         let both = mode(&m, &[("g1", true), ("g2", true)]);
         for e in &m.equations {
-            let expected = u32::from(["K3", "Z1", "Z2"].contains(&e.id.as_str()));
-            assert_eq!(c_of(&m, &cdg, &e.id, both), expected, "c({}) {s:?}", e.id);
+            let expected = u32::from(["K3", "Z1", "Z2"].contains(&e.id.to_string().as_str()));
+            assert_eq!(c_of(&m, &cdg, &e.id.to_string(), both), expected, "c({}) {s:?}", e.id);
         }
         for v in &m.vars {
             let expected = u32::from(["j1", "j2", "v1", "v2", "u1", "u2"].contains(&v.name.as_str()));
@@ -159,9 +159,9 @@ fn singular_in_one_mode_names_the_mode_and_the_equations() {
         assert_eq!(cdg.singular.len(), 1, "{s:?}");
         let sg = &cdg.singular[0];
         assert_eq!(cdg.space.text(&sg.cond, &cdg.valid), "g");
-        let over: Vec<&str> = sg.overdetermined.iter().map(|&e| m.eq(e).id.as_str()).collect();
+        let over: Vec<String> = sg.overdetermined.iter().map(|&e| m.eq(e).id.to_string()).collect();
         let under: Vec<&str> = sg.underdetermined.iter().map(|&v| m.var(v).name.as_str()).collect();
-        assert_eq!((over, under), (vec!["e2", "e3"], vec!["v"]));
+        assert_eq!((over, under), (vec!["e2".to_string(), "e3".to_string()], vec!["v"]));
         assert!(sg.example.contains(&(ModeId(0), true)));
         assert_eq!(cdg.blocks.len(), 3, "the regular mode not g is still analysed");
     }

@@ -11,6 +11,7 @@ use mdae_rimis::mdae::{
 };
 use mdae_rimis::syntax::ast::{Expr, ExprKind, text};
 use mdae_rimis::syntax::{SourceFile, Span};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 type Key = (Vec<(EqId, u32)>, Vec<(VarId, u32)>, Vec<(VarId, u32)>);
@@ -126,13 +127,13 @@ fn random_literal(r: &mut Rng, modes: usize) -> Cond {
     if r.below(2) == 0 { m } else { Cond::not(m) }
 }
 
-fn random_mdae(r: &mut Rng) -> Mdae {
+fn random_mdae(r: &mut Rng) -> Mdae<'static> {
     let n = 1 + r.below(10) as usize;
     let k = 1 + r.below(4) as usize;
     let zero = Expr::new(ExprKind::Number(text("0")), Span::new(0, 1));
     let mut m = Mdae { name: "Random".into(), ..Mdae::default() };
     m.modes = (0..k).map(|i| Mode { name: format!("g{i}"), kind: ModeKind::Variable }).collect();
-    m.vars = (0..n).map(|j| Variable { name: format!("v{j}"), span: Span::new(0, 1) }).collect();
+    m.vars = (0..n).map(|j| Variable { name: format!("v{j}").into(), span: Span::new(0, 1) }).collect();
     for i in 0..n {
         // A diagonal entry (mostly unguarded) keeps many modes nonsingular.
         let diagonal = if r.below(5) < 3 { Cond::True } else { random_literal(r, k) };
@@ -146,13 +147,12 @@ fn random_mdae(r: &mut Rng) -> Mdae {
             incidence.push(Incidence { var: VarId(r.below(n as u64) as u32), order: r.below(3) as u8, when });
         }
         m.equations.push(Equation {
-            id: format!("q{i}"),
+            id: mdae_rimis::mdae::Label::Written(format!("q{i}").into()),
             line: i as u32 + 1,
             span: Span::new(0, 1),
-            text: String::new(),
             active: Cond::True,
             incidence,
-            body: Body::Simple { lhs: zero.clone(), rhs: zero.clone() },
+            body: Body::Simple { lhs: Cow::Owned(zero.clone()), rhs: Cow::Owned(zero.clone()) },
         });
     }
     if k >= 2 && r.below(3) == 0 {

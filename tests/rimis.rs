@@ -72,7 +72,11 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
         return Ok(());
     }
     if let Some(i) = structure.c.iter().position(|&c| c != 0) {
-        return Err(format!("the output needs index reduction: c = {} for `{}`", structure.c[i], m.equations[i].text));
+        return Err(format!(
+            "the output needs index reduction: c = {} for `{}`",
+            structure.c[i],
+            m.text(mdae::EqId(i as u32))
+        ));
     }
     let blt: Vec<BTreeSet<usize>> = structure.blocks.iter().map(|b| b.eqs.iter().map(|e| e.0).collect()).collect();
     for k in 1..=n_blocks {
@@ -99,7 +103,7 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
         }
         for (j, eqs) in &parts {
             if !blt.contains(eqs) {
-                let texts: Vec<&str> = eqs.iter().map(|&i| m.equations[i].text.as_str()).collect();
+                let texts: Vec<String> = eqs.iter().map(|&i| m.text(mdae::EqId(i as u32))).collect();
                 return Err(format!("block {k} part {j} ({texts:?}) is not a block of the output's BLT"));
             }
         }

@@ -174,8 +174,8 @@ fn witness(mdae: &Mdae, space: &ModeSpace, valid: &Bdd, b: &Block, cube: &BddPar
     let holds = |m: ModeId| mode.iter().any(|&(n, v)| n == m && v);
     let (over, under) = match analyse(&sigma_in_mode(mdae, &holds), mdae.vars.len()) {
         SingleMode::Singular(dm) => (
-            dm.over_eqs.iter().map(|&i| mdae.equations[i].id.clone()).collect(),
-            dm.under_vars.iter().map(|&j| mdae.vars[j].name.clone()).collect(),
+            dm.over_eqs.iter().map(|&i| mdae.equations[i].id.to_string()).collect(),
+            dm.under_vars.iter().map(|&j| mdae.vars[j].name.to_string()).collect(),
         ),
         SingleMode::Nonsingular(_) => (Vec::new(), Vec::new()), // not reached: a block has no matching
     };

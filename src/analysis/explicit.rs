@@ -129,11 +129,15 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
 type Assignments = Vec<u32>;
 
 /// Adds assignment `at` to the assignments of `value` (a few values per equation or
-/// variable: a list).
+/// variable: a list, grown one at a time: most have one value, and a first push would
+/// make room for four, 128 bytes per equation and per variable).
 fn push_value(values: &mut Vec<(u32, Assignments)>, value: u32, at: u32) {
     match values.iter_mut().find(|(v, _)| *v == value) {
         Some((_, a)) => a.push(at),
-        None => values.push((value, vec![at])),
+        None => {
+            values.reserve_exact(1);
+            values.push((value, vec![at]))
+        }
     }
 }
 

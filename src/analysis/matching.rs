@@ -106,26 +106,26 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
     if eq_to_var.iter().any(Option::is_none) {
         return None;
     }
-    let fine = super::dm::fine_blocks_with(adj, &eq_to_var, &var_to_eq);
-    // Each block's equations and variables, with local indices.
-    let mut eqs: Vec<Vec<usize>> = vec![Vec::new(); fine.count];
-    let mut vars: Vec<Vec<usize>> = vec![Vec::new(); fine.count];
+    let (eq_block, var_block, count) = fine_partition(adj, &eq_to_var, &var_to_eq);
+    // Each block's equations and variables (grouped in one list each: a model of 10^5
+    // equations has about as many blocks), with local indices.
+    let eqs = Grouped::of(&eq_block, count);
+    let vars = Grouped::of(&var_block, count);
     let mut local_var = vec![0usize; n];
-    for i in 0..n {
-        eqs[fine.eq_block[i]].push(i);
-    }
-    for j in 0..n {
-        local_var[j] = vars[fine.var_block[j]].len();
-        vars[fine.var_block[j]].push(j);
+    for b in 0..count {
+        for (k, &j) in vars.group(b).iter().enumerate() {
+            local_var[j] = k;
+        }
     }
     let mut out = vec![0usize; n];
-    for (b, rows) in eqs.iter().enumerate() {
+    for b in 0..count {
+        let rows = eqs.group(b);
         // cost = −weight (minimised); of parallel edges the heaviest.
         let block: Vec<Vec<(usize, i64)>> = rows
             .iter()
             .map(|&i| {
                 let mut row: Vec<(usize, i64)> =
-                    adj[i].iter().filter(|&&(j, _)| fine.var_block[j] == b).map(|&(j, w)| (local_var[j], -w)).collect();
+                    adj[i].iter().filter(|&&(j, _)| var_block[j] == b).map(|&(j, w)| (local_var[j], -w)).collect();
                 row.sort_unstable();
                 row.dedup_by_key(|e| e.0);
                 row
@@ -133,10 +133,68 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
             .collect();
         let assignment = min_cost_assignment(&block)?;
         for (r, &c) in assignment.iter().enumerate() {
-            out[rows[r]] = vars[b][c];
+            out[rows[r]] = vars.group(b)[c];
         }
     }
     Some(out)
+}
+
+/// The irreducible blocks of the fine decomposition under a perfect matching, as the block
+/// of each equation and of each variable and their number: the partition of
+/// [`fine_blocks_with`](super::dm::fine_blocks_with), numbered otherwise (each block's
+/// optimum is its own, so the numbering does not matter here), without a list per block.
+fn fine_partition(
+    adj: &Graph,
+    eq_to_var: &[Option<usize>],
+    var_to_eq: &[Option<usize>],
+) -> (Vec<usize>, Vec<usize>, usize) {
+    // Equation i → the equation matched to each variable of its row.
+    let target = |i: usize, j: usize| var_to_eq[j].filter(|&k| k != i);
+    let mut start = Vec::with_capacity(adj.len() + 1);
+    start.push(0);
+    for (i, row) in adj.iter().enumerate() {
+        start.push(start[i] + row.iter().filter(|&&(j, _)| target(i, j).is_some()).count());
+    }
+    let mut succ = Vec::with_capacity(start[adj.len()]);
+    for (i, row) in adj.iter().enumerate() {
+        succ.extend(row.iter().filter_map(|&(j, _)| target(i, j)));
+    }
+    let (eq_block, count) = super::scc::component_of(&start, &succ);
+    let mut var_block = vec![0; var_to_eq.len()];
+    for (i, j) in eq_to_var.iter().enumerate() {
+        var_block[j.expect("perfect matching")] = eq_block[i];
+    }
+    (eq_block, var_block, count)
+}
+
+/// The indices `0..n` grouped by a label `0..count` (a counting sort), each group in
+/// increasing order.
+struct Grouped {
+    start: Vec<usize>,
+    items: Vec<usize>,
+}
+
+impl Grouped {
+    fn of(label: &[usize], count: usize) -> Grouped {
+        let mut start = vec![0usize; count + 1];
+        for &b in label {
+            start[b + 1] += 1;
+        }
+        for b in 0..count {
+            start[b + 1] += start[b];
+        }
+        let mut next = start.clone();
+        let mut items = vec![0usize; label.len()];
+        for (i, &b) in label.iter().enumerate() {
+            items[next[b]] = i;
+            next[b] += 1;
+        }
+        Grouped { start, items }
+    }
+
+    fn group(&self, b: usize) -> &[usize] {
+        &self.items[self.start[b]..self.start[b + 1]]
+    }
 }
 
 /// Minimum-cost perfect assignment of a square sparse graph (`rows[r]`: (column, cost),

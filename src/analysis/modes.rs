@@ -43,7 +43,7 @@ struct CareMemo {
 
 /// The Integer/enumeration mode variables of `mdae` with their one-hot modes and values,
 /// in order of first mode.
-pub fn domains_of(mdae: &Mdae) -> Vec<(&str, Vec<(ModeId, &str)>)> {
+pub fn domains_of<'m>(mdae: &'m Mdae) -> Vec<(&'m str, Vec<(ModeId, &'m str)>)> {
     let mut domains: Vec<(&str, Vec<(ModeId, &str)>)> = Vec::new();
     for (m, mode) in mdae.modes.iter().enumerate() {
         if let ModeKind::Value { var, value } = &mode.kind {

@@ -108,6 +108,22 @@ pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
         return None;
     }
     let everywhere = |modes: &Bdd| modes.is_true() || valid.imp(modes).is_true();
+    // Every entry at its union order in every valid mode (a model without modes): the
+    // core is the union, and one matching of it decides.
+    let in_every_mode = |e: &crate::mdae::Equation| {
+        e.incidence.iter().all(|inc| {
+            let top = e.incidence.iter().filter(|x| x.var == inc.var).map(|x| x.order).max();
+            top != Some(inc.order) || everywhere(&space.cond(&inc.when))
+        })
+    };
+    if mdae.equations.iter().all(in_every_mode) {
+        let scale = n as i64 + 1;
+        let preferring: Graph = union_sigma(mdae)
+            .into_iter()
+            .map(|row| row.into_iter().map(|(j, o)| (j, o * scale + 1)).collect())
+            .collect();
+        return max_weight_perfect_matching(&preferring).map(|_| APriori::SameIncidence);
+    }
     // Per equation: (variable, union order, core order or -1 where the entry is not in
     // every valid mode).
     let mut union: Graph = Vec::with_capacity(n);
@@ -204,7 +220,8 @@ pub fn meets_the_guarantee(
     if let Some(i) = s.c.iter().position(|&c| c != 0) {
         return Err(format!(
             "it still needs index reduction: equation `{}` has offset {}",
-            mdae.equations[i].text, s.c[i]
+            mdae.text(crate::mdae::EqId(i as u32)),
+            s.c[i]
         ));
     }
     // Per block, per part (0: the block whole), its equations.
@@ -239,7 +256,7 @@ pub fn meets_the_guarantee(
                 return Err(format!(
                     "block {}{which} (`{}`…) is not one block of the output's triangular form",
                     k + 1,
-                    mdae.equations[eqs[0]].text
+                    mdae.text(crate::mdae::EqId(eqs[0] as u32))
                 ));
             }
         }

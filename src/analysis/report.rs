@@ -20,7 +20,7 @@ fn primed(name: &str, order: u32) -> String {
 /// `p: R -- E -> W`, `p:` omitted when p is true, `R --` when R is empty.
 pub fn block_label(mdae: &Mdae, cdg: &Cdg, b: &Block) -> String {
     let cond = cdg.space.text(&b.cond, &cdg.valid);
-    let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(&mdae.eq(e).id, c)).collect();
+    let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(&mdae.eq(e).id.to_string(), c)).collect();
     let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
     let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
     let mut s = String::new();
@@ -141,7 +141,7 @@ pub struct JsonEdge {
 }
 
 fn var_orders(mdae: &Mdae, list: &[(VarId, u32)]) -> Vec<JsonVarOrder> {
-    list.iter().map(|&(v, d)| JsonVarOrder { var: mdae.var(v).name.clone(), order: d }).collect()
+    list.iter().map(|&(v, d)| JsonVarOrder { var: mdae.var(v).name.to_string(), order: d }).collect()
 }
 
 /// The JSON report (block ids are 1-based positions in `cdg.blocks`).
@@ -176,8 +176,8 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .map(|s| JsonSingular {
             when: text(&s.cond),
             example: s.example.iter().map(|&(m, v)| (mdae.mode(m).name.clone(), serde_json::Value::Bool(v))).collect(),
-            overdetermined: s.overdetermined.iter().map(|&e| mdae.eq(e).id.clone()).collect(),
-            underdetermined: s.underdetermined.iter().map(|&v| mdae.var(v).name.clone()).collect(),
+            overdetermined: s.overdetermined.iter().map(|&e| mdae.eq(e).id.to_string()).collect(),
+            underdetermined: s.underdetermined.iter().map(|&v| mdae.var(v).name.to_string()).collect(),
         })
         .collect();
     let variables = mdae
@@ -186,7 +186,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
             let orders = &cdg.orders[v.index()];
             let state = orders.iter().filter(|(d, _)| *d > 0).fold(cdg.space.mk_false(), |acc, (_, b)| acc.or(b));
             JsonVariable {
-                name: mdae.var(v).name.clone(),
+                name: mdae.var(v).name.to_string(),
                 leading: orders.iter().map(|(d, b)| JsonWhenOrder { order: *d, when: text(b) }).collect(),
                 state_when: text(&state),
             }
@@ -199,7 +199,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .map(|(n, b)| JsonBlock {
             id: n + 1,
             when: text(&b.cond),
-            equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.eq(e).id.clone(), order: c }).collect(),
+            equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.eq(e).id.to_string(), order: c }).collect(),
             writes: var_orders(mdae, &b.writes),
             reads: var_orders(mdae, &b.reads),
         })
@@ -209,9 +209,8 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         model: mdae.name.clone(),
         modes,
         equations: mdae
-            .equations
-            .iter()
-            .map(|e| JsonEquation { id: e.id.clone(), line: e.line, text: e.text.clone() })
+            .eq_ids()
+            .map(|e| JsonEquation { id: mdae.eq(e).id.to_string(), line: mdae.eq(e).line, text: mdae.text(e) })
             .collect(),
         singular,
         variables,
@@ -282,7 +281,7 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
     for sg in &cdg.singular {
         let example: Vec<String> = sg.example.iter().map(|&(m, v)| format!("{} = {}", mdae.mode(m).name, v)).collect();
         let _ = writeln!(s, "SINGULAR {} (e.g. {}):", when_phrase(&text(&sg.cond)), example.join(", "));
-        let over: Vec<&str> = sg.overdetermined.iter().map(|&e| mdae.eq(e).id.as_str()).collect();
+        let over: Vec<String> = sg.overdetermined.iter().map(|&e| mdae.eq(e).id.to_string()).collect();
         let under: Vec<&str> = sg.underdetermined.iter().map(|&v| mdae.var(v).name.as_str()).collect();
         let _ =
             writeln!(s, "  overdetermined equations: {}", if over.is_empty() { "none".into() } else { over.join(" ") });

@@ -15,7 +15,7 @@
 //! - The summary counts every file seen (transformed + failed, a dangling link or an
 //!   unreadable file among the failed) and the folders that could not be read.
 
-use super::{Cli, DriverError, output, read_input, rimis, strategy};
+use super::{Cli, DriverError, read_input, rimis_output, strategy};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
@@ -81,12 +81,13 @@ pub(super) fn run(cli: &Cli, dir: &Path) -> Result<(), DriverError> {
 /// Transforms one file into `target` (its folder created); the number of warnings.
 fn transform(cli: &Cli, path: &Path, target: &Path) -> Result<usize, DriverError> {
     let file = read_input(Some(path))?;
-    let (text, messages) = rimis(&file, strategy(cli))?;
+    let (out, messages) = rimis_output(&file, strategy(cli))?;
+    drop(file);
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|source| DriverError::Io { path: parent.display().to_string(), source })?;
     }
-    output::write(Some(target), &text)?;
+    out.write(Some(target))?;
     Ok(messages.iter().filter(|m| m.contains(": warning: ")).count())
 }
 

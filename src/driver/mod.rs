@@ -79,16 +79,42 @@ pub fn run(cli: &Cli) -> Result<(), DriverError> {
         return analysis_job(cli, &file);
     }
     let out = match cli.emit {
-        Emit::Canonical => canonical(&file)?,
+        Emit::Canonical => Output::Text(canonical(&file)?),
         Emit::Rimis => {
-            let (text, messages) = rimis(&file, strategy(cli))?;
+            let (out, messages) = rimis_output(&file, strategy(cli))?;
             for m in messages {
                 eprintln!("{m}");
             }
-            text
+            out
         }
     };
-    output::write(cli.output.as_deref(), &out)
+    drop(file);
+    out.write(cli.output.as_deref())
+}
+
+/// What the main job writes: the text, or a model passed unchanged, printed as it is
+/// written (a large model without modes is not held twice: issue 15).
+pub enum Output {
+    Text(String),
+    Unchanged(Box<crate::rimis::RimisModel>),
+}
+
+impl Output {
+    /// The whole text.
+    pub fn text(self) -> String {
+        match self {
+            Output::Text(text) => text,
+            Output::Unchanged(m) => crate::emit::emit(&m),
+        }
+    }
+
+    /// Writes it to stdout or, atomically, to `path` ([`output::write`]).
+    pub fn write(&self, path: Option<&std::path::Path>) -> Result<(), DriverError> {
+        match self {
+            Output::Text(text) => output::write(path, text),
+            Output::Unchanged(m) => output::write_with(path, &|w| crate::emit::write(m, w)),
+        }
+    }
 }
 
 fn strategy(cli: &Cli) -> Strategy {
@@ -103,6 +129,11 @@ fn strategy(cli: &Cli) -> Strategy {
 /// shows the model needs no rewrite), transform, emit. Returns the model text and
 /// the messages for stderr (`file: warning: …`, `file: note: …`).
 pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<String>), DriverError> {
+    rimis_output(file, strategy).map(|(out, messages)| (out.text(), messages))
+}
+
+/// [`rimis`], a model passed unchanged not yet printed.
+pub fn rimis_output(file: &SourceFile, strategy: Strategy) -> Result<(Output, Vec<String>), DriverError> {
     let (def, mut messages) = parse_valid(file)?;
     let mut model =
         mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
@@ -116,32 +147,49 @@ pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<Strin
             let name = std::mem::take(&mut model.name);
             drop(model);
             let out = crate::rimis::unchanged(def, &name, why).map_err(rimis_error)?;
-            let text = crate::emit::emit(&out);
-            (out, text)
+            messages.extend(notes(file, &out));
+            return Ok((Output::Unchanged(Box::new(out)), messages));
         }
         None => {
             let cdg = analyse(file, &model, strategy)?;
             let out = crate::rimis::transform(&def, &model, &cdg).map_err(rimis_error)?;
             let n_blocks = cdg.blocks.len();
-            drop((def, cdg));
+            let at = first_equation(&model);
+            drop(cdg);
+            drop(model);
+            drop(def);
             let text = crate::emit::emit(&out);
             if !out.header.iter().any(|h| h.starts_with("The model is unchanged")) {
-                self_check(file, &model, &text, n_blocks)?;
+                check_output(file, at, &text, n_blocks)?;
             }
             (out, text)
         }
     };
-    messages.extend(out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name)));
-    messages.extend(out.notes.iter().map(|n| format!("{}: note: {n}", file.name)));
-    Ok((text, messages))
+    messages.extend(notes(file, &out));
+    Ok((Output::Text(text), messages))
+}
+
+/// The warnings and notes of `out` for stderr.
+fn notes(file: &SourceFile, out: &crate::rimis::RimisModel) -> Vec<String> {
+    let warnings = out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name));
+    warnings.chain(out.notes.iter().map(|n| format!("{}: note: {n}", file.name))).collect()
 }
 
 /// A rewritten output must meet paper 000 §4.2 ([`analysis::oblivious::meets_the_guarantee`])
 /// — the check stands in for omc, which is not in CI: a rewrite that does not is refused,
 /// located at the model, never emitted.
 pub fn self_check(file: &SourceFile, model: &mdae::Mdae, text: &str, n_blocks: usize) -> Result<(), DriverError> {
+    check_output(file, first_equation(model), text, n_blocks)
+}
+
+/// Where a refused rewrite is located: the model's first equation.
+fn first_equation(model: &mdae::Mdae) -> Span {
+    model.equations.first().map(|e| e.span).unwrap_or(syntax::Span::DUMMY)
+}
+
+/// [`self_check`], the refusal located at `span`.
+fn check_output(file: &SourceFile, span: Span, text: &str, n_blocks: usize) -> Result<(), DriverError> {
     let refuse = |why: String| {
-        let span = model.equations.first().map(|e| e.span).unwrap_or(syntax::Span::DUMMY);
         let message = format!(
             "unsupported: the rewrite of this model does not meet the guarantee of paper 000 §4.2 ({why}); refused rather than emitted"
         );
@@ -224,11 +272,13 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     for w in warnings {
         eprintln!("{w}");
     }
-    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
-    let cdg = analyse(file, &model, strategy(cli))?;
+    // The causal check first: its rows are dropped but for the loops it shows before the
+    // mDAE and the CDG are built (issue 15: the peak of a large model).
     let causal = analysis::causal::report::CausalCheck::of(
         analysis::causal::of_file(&def).unwrap_or_else(|| Ok(Default::default())),
     );
+    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    let cdg = analyse(file, &model, strategy(cli))?;
     // The mode changes that need a restart and their impulse analysis: found where the
     // restart systems are built, by the RIMIS stage (not run on a singular model).
     let changes = (cdg.singular.is_empty() && (cli.check || cli.report.is_some()))
@@ -268,7 +318,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         ));
     }
     for s in &cdg.singular {
-        let over: Vec<&str> = s.overdetermined.iter().map(|&e| model.eq(e).id.as_str()).collect();
+        let over: Vec<String> = s.overdetermined.iter().map(|&e| model.eq(e).id.to_string()).collect();
         let under: Vec<&str> = s.underdetermined.iter().map(|&v| model.var(v).name.as_str()).collect();
         message.push_str(&format!(
             "{}: error: model {} is structurally singular {}: overdetermined equations [{}], underdetermined variables [{}]\n",
@@ -281,7 +331,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         for &e in &s.overdetermined {
             let eq = model.eq(e);
             let (l, c) = file.line_col(eq.span.start as usize);
-            message.push_str(&format!("  {}:{l}:{c}: equation {}: {}\n", file.name, eq.id, eq.text));
+            message.push_str(&format!("  {}:{l}:{c}: equation {}: {}\n", file.name, eq.id, model.text(e)));
         }
         for &v in &s.underdetermined {
             let var = model.var(v);
@@ -310,10 +360,12 @@ fn analysis_hint(error: &AnalysisError) -> &'static str {
     }
 }
 
-/// Parses, checks and lowers `file` to an mDAE.
-pub fn lower(file: &SourceFile) -> Result<mdae::Mdae, DriverError> {
+/// Parses, checks and lowers `file` to an mDAE (owning its expressions: the file's tree
+/// is dropped).
+pub fn lower(file: &SourceFile) -> Result<mdae::Mdae<'static>, DriverError> {
     let def = parse_model(file)?;
-    mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })
+    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    Ok(model.into_owned())
 }
 
 /// Reads FILE, or stdin for `-` or no FILE. Invalid UTF-8 is a located syntax error.

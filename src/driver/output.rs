@@ -12,10 +12,22 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn write(path: Option<&Path>, text: &str) -> Result<(), DriverError> {
+    write_with(path, &|w| w.write_all(text.as_bytes()))
+}
+
+/// [`write`] of the text that `print` writes (buffered: the text need not be held whole).
+pub fn write_with(
+    path: Option<&Path>,
+    print: &dyn Fn(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), DriverError> {
+    let buffered = |w: &mut dyn Write| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+        print(&mut w)?;
+        w.flush()
+    };
     let Some(path) = path else {
         let mut out = std::io::stdout().lock();
-        return out
-            .write_all(text.as_bytes())
+        return buffered(&mut out)
             .and_then(|()| out.flush())
             .map_err(|source| DriverError::Io { path: "<stdout>".into(), source });
     };
@@ -30,7 +42,7 @@ pub fn write(path: Option<&Path>, text: &str) -> Result<(), DriverError> {
     if let Some(mode) = existing {
         tmp.as_file().set_permissions(mode).map_err(io)?;
     }
-    tmp.write_all(text.as_bytes()).map_err(io)?;
+    buffered(tmp.as_file_mut()).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())

@@ -7,7 +7,7 @@
 //! everywhere (rumoca refuses `function 'WaterTank.inputFlow'`). Deterministic: a pure function of the model.
 
 use crate::rimis::{Item, RimisModel};
-use crate::syntax::ast::{ClassBody, Ident, Text, text};
+use crate::syntax::ast::{ClassBody, Element, Equation, Ident, Text, text};
 use crate::syntax::printer::{class_to_string, element_to_string, equation_to_string, part_to_string};
 use crate::syntax::visit::{self, Visitor};
 use askama::Template;
@@ -20,16 +20,35 @@ struct ModelTemplate<'a> {
     name: &'a str,
     warnings: Vec<String>,
     classes: Vec<String>,
-    elements: Vec<String>,
+    elements: Vec<Printed<'a>>,
     replicates: Vec<(String, String)>,
     initial: Vec<String>,
     parts: Vec<String>,
-    sections: Vec<SectionText>,
+    sections: Vec<SectionText<'a>>,
 }
 
-struct SectionText {
+struct SectionText<'a> {
     title: String,
-    items: Vec<String>,
+    items: Vec<Printed<'a>>,
+}
+
+/// A declaration or an equation of the model, printed when the template writes it (a
+/// model of 10^5 equations is not held a second time as text: issue 15).
+enum Printed<'a> {
+    Element(&'a Element, &'a Renames<'a>),
+    Item(&'a Item, &'a Renames<'a>),
+    Equation(&'a Equation, &'a Renames<'a>),
+}
+
+impl std::fmt::Display for Printed<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match *self {
+            Printed::Element(e, renames) => renamed(e, renames, visit::walk_element, |e| element_to_string(e, 1)),
+            Printed::Item(i, renames) => item_text(i, renames),
+            Printed::Equation(e, renames) => equation_text(e, renames),
+        };
+        f.write_str(&text)
+    }
 }
 
 /// The nested classes' new names (see `rimis::source`), and those of enumeration types,
@@ -153,22 +172,47 @@ fn renamed<T: Clone>(
     walk: fn(&mut T, &mut dyn Visitor),
     print: impl Fn(&T) -> String,
 ) -> String {
-    let mut x = x.clone();
-    walk(&mut x, &mut Renamer(renames));
-    print(&x).trim_end().to_string()
+    let mut text = if renames.classes.is_empty() {
+        print(x) // nothing to rename: no copy
+    } else {
+        let mut x = x.clone();
+        walk(&mut x, &mut Renamer(renames));
+        print(&x)
+    };
+    text.truncate(text.trim_end().len());
+    text
+}
+
+fn equation_text(e: &Equation, renames: &Renames) -> String {
+    renamed(e, renames, visit::walk_equation, |e| equation_to_string(e, 1))
 }
 
 fn item_text(item: &Item, renames: &Renames) -> String {
-    let body = renamed(&item.equation, renames, visit::walk_equation, |e| equation_to_string(e, 1));
+    let body = equation_text(&item.equation, renames);
     match &item.comment {
         Some(c) => format!("{}\n{body}", comment_lines(c, "  ")),
-        None => body.to_string(),
+        None => body,
     }
 }
 
 /// The model as Modelica text.
 pub fn emit(m: &RimisModel) -> String {
     let renames = &Renames::of(m);
+    let mut out = template(m, renames).render().unwrap_or_else(|e| format!("// emission failed: {e}\n"));
+    out.push('\n');
+    out
+}
+
+/// [`emit`] written to `w` as it is printed (the text is never held whole).
+pub fn write(m: &RimisModel, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let renames = &Renames::of(m);
+    template(m, renames).write_into(w)?;
+    w.write_all(b"\n")
+}
+
+/// The template of `m`: the short parts printed, the declarations and equations printed
+/// as they are written out.
+fn template<'a>(m: &'a RimisModel, renames: &'a Renames<'a>) -> ModelTemplate<'a> {
     let classes = m
         .classes
         .iter()
@@ -188,12 +232,11 @@ pub fn emit(m: &RimisModel) -> String {
             class_to_string(&c, 1).trim_end().to_string()
         })
         .collect();
-    let elements =
-        m.elements.iter().map(|e| renamed(e, renames, visit::walk_element, |e| element_to_string(e, 1))).collect();
+    let elements = m.elements.iter().map(|e| Printed::Element(e, renames)).collect();
     let replicates =
         m.replicates.iter().map(|(e, what)| (element_to_string(e, 1).trim_end().to_string(), what.clone())).collect();
     let parts = m.kept_parts.iter().map(|p| renamed(p, renames, visit::walk_part, |p| part_to_string(p, 0))).collect();
-    let t = ModelTemplate {
+    ModelTemplate {
         header: &m.header,
         name: &m.name,
         warnings: m.warnings.iter().map(|w| w.replace('\n', " ")).collect(),
@@ -207,11 +250,10 @@ pub fn emit(m: &RimisModel) -> String {
             .iter()
             .map(|s| SectionText {
                 title: s.title.clone(),
-                items: s.items.iter().map(|i| item_text(i, renames)).collect(),
+                items: (s.items.iter().map(|i| Printed::Item(i, renames)))
+                    .chain(s.kept.iter().map(|e| Printed::Equation(e, renames)))
+                    .collect(),
             })
             .collect(),
-    };
-    let mut out = t.render().unwrap_or_else(|e| format!("// emission failed: {e}\n"));
-    out.push('\n');
-    out
+    }
 }

@@ -27,7 +27,7 @@ pub(super) fn algorithm(x: &mut Expander, stmts: &[Statement], span: Span) -> Op
 }
 
 /// A tuple equation: a block, passed through as written.
-pub(super) fn tuple(x: &mut Expander, eq: &Equation) -> Out {
+pub(super) fn tuple<'e>(x: &mut Expander, eq: &'e Equation) -> Out<'e> {
     let EquationKind::Simple { lhs, rhs } = &eq.kind else { unreachable!("a tuple equation") };
     let env = x.env();
     let mut writes = Vec::new();
@@ -35,8 +35,8 @@ pub(super) fn tuple(x: &mut Expander, eq: &Equation) -> Out {
     let mut reads = Vec::new();
     unknown_reads(x, rhs, 0, &mut reads);
     match block(x, "tuple equation".into(), eq.span, writes, reads, None) {
-        Some(b) => Out { rows: vec![FlatEquation::Block(b)], passed: vec![eq.clone()], as_written: false },
-        None => Out { rows: Vec::new(), passed: vec![eq.clone()], as_written: false },
+        Some(b) => Out { rows: vec![FlatEquation::Block(Box::new(b))], ..Out::passed(eq) },
+        None => Out::passed(eq),
     }
 }
 

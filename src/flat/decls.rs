@@ -18,6 +18,7 @@ use super::types::{Classes, Resolved};
 use super::walk::cref_text;
 use super::{Aggregate, FlatError, FlatModel, Type, Var, Variability};
 use crate::syntax::Span;
+use crate::syntax::ast::text;
 use crate::syntax::ast::{
     ClassDef, ClassPart, Component, Composition, Declaration, Element, ExprKind, Prefix, Subscript, TypeSpec,
 };
@@ -25,7 +26,11 @@ use crate::syntax::printer::expr::write_subscripts;
 use std::collections::HashMap;
 
 /// Declares every component of the model class.
-pub(super) fn declare(class: &ClassDef, comp: &Composition, classes: &Classes) -> Result<FlatModel, FlatError> {
+pub(super) fn declare<'a>(
+    class: &ClassDef,
+    comp: &Composition,
+    classes: &Classes<'a>,
+) -> Result<FlatModel<'a>, FlatError> {
     let mut m = FlatModel {
         name: class.name.text.as_str().trim_matches('\'').to_string(),
         span: class.span,
@@ -104,7 +109,7 @@ pub(super) fn declared_name(c: &Component, d: &Declaration, groups: &HashMap<Str
 }
 
 struct Declare<'m, 'c, 'b> {
-    m: &'m mut FlatModel,
+    m: &'m mut FlatModel<'c>,
     classes: &'m Classes<'c>,
     env: Env<'b>,
 }
@@ -179,8 +184,9 @@ impl Declare<'_, '_, '_> {
         }
         match resolved {
             Resolved::Builtin(ty) => {
-                self.m.index.insert(name.to_string(), self.m.vars.len());
-                self.m.vars.push(Var { name: name.to_string(), ty, variability, span });
+                let name = text(name);
+                self.m.index.insert(name, self.m.vars.len());
+                self.m.vars.push(Var { name, ty, variability, span });
             }
             Resolved::Record(rc) => {
                 let crate::syntax::ast::ClassBody::Long(comp) = &rc.body else { return Ok(()) };

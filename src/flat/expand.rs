@@ -59,7 +59,7 @@ pub(super) type Res<T> = Result<T, String>;
 
 /// Evaluates expressions to [`Val`]s for one model.
 pub(super) struct Expander<'m, 'c> {
-    pub m: &'m mut FlatModel,
+    pub m: &'m mut FlatModel<'c>,
     pub classes: &'m Classes<'c>,
     pub bindings: &'m HashMap<String, crate::syntax::ast::Expr>,
     /// Set when a value differs from its expression as written.
@@ -163,7 +163,7 @@ impl<'m, 'c> Expander<'m, 'c> {
             _ => None,
         };
         if let Some(name) = folded {
-            if self.m.index.contains_key(&name) {
+            if self.m.index.contains_key(name.as_str()) {
                 if ref_name(e).as_deref() != Some(&name) {
                     self.changed = true;
                     return Ok(Val::Scalar(name_expr(&name, e.span)));
@@ -311,7 +311,7 @@ impl<'m, 'c> Expander<'m, 'c> {
         let env = self.env();
         for r in refs {
             let Some(text) = ref_name(&r) else { continue };
-            if self.m.index.contains_key(&text) || self.m.aggregate_reads.contains_key(&text) {
+            if self.m.index.contains_key(text.as_str()) || self.m.aggregate_reads.contains_key(&text) {
                 continue;
             }
             if let Some(scalars) = self.m.scalars_of_ref(&r, &env) {

@@ -129,7 +129,7 @@ struct Singular;
 type Definitions = Vec<(VarIndex, Vec<usize>)>;
 
 /// Marks the time-invariant variables of the model (see the module header).
-pub(super) fn mark(m: &mut FlatModel, comp: &Composition, classes: &Classes) {
+pub(super) fn mark<'c>(m: &mut FlatModel<'c>, comp: &Composition, classes: &Classes<'c>) {
     let bindings = std::mem::take(&mut m.bindings);
     let env = Env { bindings: &bindings };
     let mut r = Reader { m, env: &env, classes, leaves: Vec::new(), candidate: Vec::new(), excluded: HashSet::new() };
@@ -232,7 +232,7 @@ fn defines(node: &Node, leaves: &[Leaf], candidate: &[bool], known: &[bool]) -> 
 
 /// Reads the model's equations into leaves and nodes, excluding candidates on the way.
 struct Reader<'m, 'e, 'c> {
-    m: &'m mut FlatModel,
+    m: &'m mut FlatModel<'c>,
     env: &'e Env<'e>,
     classes: &'m Classes<'c>,
     leaves: Vec<Leaf>,

@@ -47,7 +47,8 @@ pub use error::FlatError;
 pub use model::{model_class, model_class_mut, take_model_class};
 
 use crate::syntax::Span;
-use crate::syntax::ast::{Equation, Expr, StoredDefinition};
+use crate::syntax::ast::{Equation, Expr, StoredDefinition, Text};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The type of a scalar variable.
@@ -81,8 +82,9 @@ pub enum Variability {
 /// A scalar variable of the model class.
 #[derive(Clone, Debug)]
 pub struct Var {
-    /// The scalar's name as written in references: `x`, `a.x[1]`, `'x'[2, 1]`, `v.re`.
-    pub name: String,
+    /// The scalar's name as written in references: `x`, `a.x[1]`, `'x'[2, 1]`, `v.re`
+    /// (interned: mostly a declared identifier).
+    pub name: Text,
     pub ty: Type,
     pub variability: Variability,
     /// The span of its declaration.
@@ -124,16 +126,33 @@ pub enum Aggregate {
     Record { fields: Vec<String> },
 }
 
-/// What a continuous equation is.
+/// What a continuous equation is (a word: a flat model has one per scalar equation).
 #[derive(Clone, Debug)]
-pub enum FlatEquation {
+pub enum FlatEquation<'a> {
     /// A scalar real equation, `lhs = rhs` or an if-equation whose branches hold only
     /// such equations (the mDAE pairs them).
-    /// Generated ones (from an array, record or for-equation) carry the span of their
-    /// source equation.
-    Real { equation: Equation },
+    Real { equation: Source<'a> },
     /// An equation system solved as a whole.
-    Block(Block),
+    Block(Box<Block>),
+}
+
+/// A continuous equation: the source equation itself when it is one as written, else
+/// generated (from an array, record or for-equation, with the span of its source
+/// equation).
+#[derive(Clone, Debug)]
+pub enum Source<'a> {
+    Written(&'a Equation),
+    Generated(Box<Equation>),
+}
+
+impl std::ops::Deref for Source<'_> {
+    type Target = Equation;
+    fn deref(&self) -> &Equation {
+        match self {
+            Source::Written(e) => e,
+            Source::Generated(e) => e,
+        }
+    }
 }
 
 /// An algorithm section, a tuple equation, or an equation with a call whose array or
@@ -152,24 +171,26 @@ pub struct Block {
     pub unknowns: Vec<(VarIndex, u8)>,
 }
 
-/// The model class read as scalars, its continuous equations and what passes through.
+/// The model class read as scalars, its continuous equations and what passes through
+/// (equations as written are borrowed from the file: a model without modes can be large,
+/// issue 15).
 #[derive(Clone, Debug, Default)]
-pub struct FlatModel {
+pub struct FlatModel<'a> {
     /// The model's name without quotes.
     pub name: String,
     /// The model class's span.
     pub span: Span,
     pub vars: Vec<Var>,
     /// Scalar name → index in `vars`.
-    pub index: BTreeMap<String, VarIndex>,
+    pub index: BTreeMap<Text, VarIndex>,
     /// Whole arrays and records by name.
     pub aggregates: HashMap<String, Aggregate>,
     /// The bindings of parameters and constants (static evaluation).
     pub bindings: HashMap<String, Expr>,
     /// The continuous equations and blocks, in source order.
-    pub equations: Vec<FlatEquation>,
+    pub equations: Vec<FlatEquation<'a>>,
     /// Equations emitted unchanged and never analysed, in source order.
-    pub passed: Vec<Equation>,
+    pub passed: Vec<Cow<'a, Equation>>,
     /// The scalars read by each reference of a continuous equation that is not itself a
     /// scalar (a whole array or record as a function argument, `x[k]`), by its text.
     pub aggregate_reads: HashMap<String, Vec<VarIndex>>,
@@ -177,7 +198,7 @@ pub struct FlatModel {
     pub clocked: BTreeSet<Span>,
 }
 
-impl FlatModel {
+impl FlatModel<'_> {
     /// The scalar variable named `name`.
     pub fn var(&self, name: &str) -> Option<&Var> {
         self.index.get(name).map(|&k| &self.vars[k])
@@ -185,7 +206,7 @@ impl FlatModel {
 }
 
 /// Reads the model class of `def` (see [`model_class`]) as a [`FlatModel`].
-pub fn flatten(def: &StoredDefinition) -> Result<FlatModel, FlatError> {
+pub fn flatten(def: &StoredDefinition) -> Result<FlatModel<'_>, FlatError> {
     let class =
         model_class(def).ok_or_else(|| FlatError::new(def.span, "no model or class to analyse in this file"))?;
     let crate::syntax::ast::ClassBody::Long(comp) = &class.body else {

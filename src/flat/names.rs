@@ -11,7 +11,12 @@ use super::eval::Env;
 use super::{Aggregate, FlatModel, VarIndex};
 use crate::syntax::ast::{ComponentRef, Expr, ExprKind, Subscript};
 
-impl FlatModel {
+/// The keys from `key` on (a range of a map keyed by interned names).
+fn from(key: &str) -> (std::ops::Bound<&str>, std::ops::Bound<&str>) {
+    (std::ops::Bound::Included(key), std::ops::Bound::Unbounded)
+}
+
+impl FlatModel<'_> {
     /// The aggregate named `name` (computed from the scalars' names when no declaration
     /// made it, then cached).
     pub fn aggregate(&mut self, name: &str) -> Option<&Aggregate> {
@@ -25,7 +30,7 @@ impl FlatModel {
     fn find_aggregate(&mut self, name: &str) -> Option<Aggregate> {
         let open = format!("{name}[");
         let mut tuples: Vec<Vec<usize>> = Vec::new();
-        for (key, _) in self.index.range(open.clone()..).take_while(|(k, _)| k.starts_with(&open)) {
+        for (key, _) in self.index.range::<str, _>(from(&open)).take_while(|(k, _)| k.starts_with(&open)) {
             let inside = &key[open.len()..];
             let close = inside.find(']')?;
             let idx: Option<Vec<usize>> = inside[..close].split(", ").map(|s| s.parse().ok()).collect();
@@ -36,7 +41,7 @@ impl FlatModel {
         }
         let dot = format!("{name}.");
         let mut fields: Vec<(VarIndex, String)> = Vec::new();
-        for (key, &k) in self.index.range(dot.clone()..).take_while(|(k, _)| k.starts_with(&dot)) {
+        for (key, &k) in self.index.range::<str, _>(from(&dot)).take_while(|(k, _)| k.starts_with(&dot)) {
             let rest = &key[dot.len()..];
             let end = field_end(rest);
             let field = format!("{dot}{}", &rest[..end]);

@@ -13,30 +13,55 @@
 use super::expand::{Expander, Val, shape, substitute};
 use super::types::Classes;
 use super::walk::map_equation;
-use super::{FlatEquation, FlatError, FlatModel};
+use super::{FlatEquation, FlatError, FlatModel, Source};
 use crate::syntax::ast::{ClassPart, Composition, Equation, EquationKind, Expr, ExprKind, ForIndex};
+use std::borrow::Cow;
 
-/// What one source equation yields.
+/// What one source equation yields: the equation itself borrowed where it is kept as
+/// written, generated equations owned.
 #[derive(Default)]
-pub(super) struct Out {
-    pub rows: Vec<FlatEquation>,
-    pub passed: Vec<Equation>,
+pub(super) struct Out<'e> {
+    pub rows: Vec<FlatEquation<'e>>,
+    pub passed: Vec<Cow<'e, Equation>>,
     /// The rows are exactly the source equation.
     pub as_written: bool,
 }
 
-impl Out {
-    fn passed(eq: &Equation) -> Out {
-        Out { rows: Vec::new(), passed: vec![eq.clone()], as_written: false }
+impl<'e> Out<'e> {
+    pub(super) fn passed(eq: &'e Equation) -> Out<'e> {
+        Out { rows: Vec::new(), passed: vec![Cow::Borrowed(eq)], as_written: false }
     }
 
-    fn row(eq: &Equation) -> Out {
-        Out { rows: vec![FlatEquation::Real { equation: eq.clone() }], passed: Vec::new(), as_written: true }
+    fn row(eq: &'e Equation) -> Out<'e> {
+        Out { rows: vec![FlatEquation::Real { equation: Source::Written(eq) }], passed: Vec::new(), as_written: true }
+    }
+
+    /// The same, every equation owned (what a generated equation yields outlives it).
+    fn owned<'b>(self) -> Out<'b> {
+        let rows = self
+            .rows
+            .into_iter()
+            .map(|r| match r {
+                FlatEquation::Real { equation: Source::Written(e) } => {
+                    FlatEquation::Real { equation: Source::Generated(Box::new(e.clone())) }
+                }
+                FlatEquation::Real { equation: Source::Generated(e) } => {
+                    FlatEquation::Real { equation: Source::Generated(e) }
+                }
+                FlatEquation::Block(b) => FlatEquation::Block(b),
+            })
+            .collect();
+        let passed = self.passed.into_iter().map(|e| Cow::Owned(e.into_owned())).collect();
+        Out { rows, passed, as_written: self.as_written }
     }
 }
 
 /// Fills `m.equations` and `m.passed` from the model's equation and algorithm sections.
-pub(super) fn equations(m: &mut FlatModel, comp: &Composition, classes: &Classes) -> Result<(), FlatError> {
+pub(super) fn equations<'a>(
+    m: &mut FlatModel<'a>,
+    comp: &'a Composition,
+    classes: &Classes<'a>,
+) -> Result<(), FlatError> {
     let bindings = std::mem::take(&mut m.bindings);
     let (rows, passed) = {
         let mut x = Expander { m, classes, bindings: &bindings, changed: false, opaque: None, locals: Vec::new() };
@@ -53,7 +78,7 @@ pub(super) fn equations(m: &mut FlatModel, comp: &Composition, classes: &Classes
                 }
                 ClassPart::Algorithm { initial: false, statements, span } => {
                     if let Some(b) = super::blocks::algorithm(&mut x, statements, *span) {
-                        rows.push(FlatEquation::Block(b));
+                        rows.push(FlatEquation::Block(Box::new(b)));
                     }
                 }
                 _ => {}
@@ -67,7 +92,7 @@ pub(super) fn equations(m: &mut FlatModel, comp: &Composition, classes: &Classes
     Ok(())
 }
 
-fn equation(x: &mut Expander, eq: &Equation) -> Result<Out, FlatError> {
+fn equation<'e>(x: &mut Expander, eq: &'e Equation) -> Result<Out<'e>, FlatError> {
     if x.m.clocked.contains(&eq.span) {
         return Ok(Out::passed(eq));
     }
@@ -87,7 +112,7 @@ fn equation(x: &mut Expander, eq: &Equation) -> Result<Out, FlatError> {
     }
 }
 
-fn simple(x: &mut Expander, eq: &Equation, lhs: &Expr, rhs: &Expr) -> Result<Out, FlatError> {
+fn simple<'e>(x: &mut Expander, eq: &'e Equation, lhs: &Expr, rhs: &Expr) -> Result<Out<'e>, FlatError> {
     x.changed = false;
     x.opaque = None;
     let refused = |why: String| FlatError::new(eq.span, format!("unsupported construct: {why}"));
@@ -101,7 +126,9 @@ fn simple(x: &mut Expander, eq: &Equation, lhs: &Expr, rhs: &Expr) -> Result<Out
             .ok_or_else(|| refused(format!("an equation between two calls whose values have no known size (`{f}`)")))?;
         let what = format!("equation with a call to `{f}` whose value is read as a whole");
         return Ok(match super::blocks::equation_block(x, eq, what, rows) {
-            Some(b) => Out { rows: vec![FlatEquation::Block(b)], passed: vec![eq.clone()], as_written: false },
+            Some(b) => {
+                Out { rows: vec![FlatEquation::Block(Box::new(b))], passed: vec![Cow::Borrowed(eq)], as_written: false }
+            }
             None => Out::passed(eq),
         });
     }
@@ -117,9 +144,9 @@ fn simple(x: &mut Expander, eq: &Equation, lhs: &Expr, rhs: &Expr) -> Result<Out
         let label = if single { eq.label.clone() } else { None };
         let g = Equation { label, kind: EquationKind::Simple { lhs: a, rhs: b }, comment: None, span: eq.span };
         if continuous {
-            out.rows.push(FlatEquation::Real { equation: g });
+            out.rows.push(FlatEquation::Real { equation: Source::Generated(Box::new(g)) });
         } else {
-            out.passed.push(g);
+            out.passed.push(Cow::Owned(g));
         }
     }
     Ok(if out.rows.is_empty() { Out::passed(eq) } else { out })
@@ -148,12 +175,12 @@ fn pair(l: Val, r: Val, out: &mut Vec<(Expr, Expr)>) -> Result<(), String> {
     Ok(())
 }
 
-fn if_equation(
+fn if_equation<'e>(
     x: &mut Expander,
-    eq: &Equation,
+    eq: &'e Equation,
     branches: &[(Expr, Vec<Equation>)],
     else_branch: Option<&[Equation]>,
-) -> Result<Out, FlatError> {
+) -> Result<Out<'e>, FlatError> {
     let mut continuous: Vec<(Expr, Vec<Equation>)> = Vec::new();
     let mut discrete: Vec<(Expr, Vec<Equation>)> = Vec::new();
     let mut as_written = true;
@@ -166,7 +193,8 @@ fn if_equation(
             as_written &= out.as_written;
             for r in out.rows {
                 match r {
-                    FlatEquation::Real { equation } => rows.push(equation),
+                    FlatEquation::Real { equation: Source::Written(e) } => rows.push(e.clone()),
+                    FlatEquation::Real { equation: Source::Generated(e) } => rows.push(*e),
                     FlatEquation::Block(b) => {
                         return Err(FlatError::new(
                             b.span,
@@ -175,7 +203,7 @@ fn if_equation(
                     }
                 }
             }
-            passed.extend(out.passed);
+            passed.extend(out.passed.into_iter().map(Cow::into_owned));
         }
         any_row |= !rows.is_empty();
         any_passed |= !passed.is_empty();
@@ -206,20 +234,26 @@ fn if_equation(
         comment: None,
         span: eq.span,
     };
-    let mut out = Out { rows: vec![FlatEquation::Real { equation: rebuilt(continuous, else_rows) }], ..Out::default() };
+    let equation = Source::Generated(Box::new(rebuilt(continuous, else_rows)));
+    let mut out = Out { rows: vec![FlatEquation::Real { equation }], ..Out::default() };
     if any_passed {
-        out.passed.push(rebuilt(discrete, else_passed));
+        out.passed.push(Cow::Owned(rebuilt(discrete, else_passed)));
     }
     Ok(out)
 }
 
 /// Unrolls a for-equation over static ranges.
-fn for_equation(x: &mut Expander, eq: &Equation, indices: &[ForIndex], body: &[Equation]) -> Result<Out, FlatError> {
+fn for_equation<'e>(
+    x: &mut Expander,
+    eq: &'e Equation,
+    indices: &[ForIndex],
+    body: &[Equation],
+) -> Result<Out<'e>, FlatError> {
     let mut generated = Vec::new();
     unroll(x, eq, indices, body, &mut generated)?;
     let mut out = Out::default();
     for g in &generated {
-        let o = equation(x, g)?;
+        let o = equation(x, g)?.owned();
         out.rows.extend(o.rows);
         out.passed.extend(o.passed);
     }

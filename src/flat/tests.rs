@@ -3,10 +3,12 @@
 use super::{FlatEquation, FlatModel, Type, Variability, flatten, move_declaration_equations};
 use crate::syntax::printer::equation_to_string;
 
-fn flat(src: &str) -> FlatModel {
+/// The flat model of `src` (its file leaked: the model borrows from it).
+fn flat(src: &str) -> FlatModel<'static> {
     let mut def = crate::syntax::parse(src).unwrap_or_else(|e| panic!("{e:?}"));
     move_declaration_equations(&mut def);
-    flatten(&def).unwrap_or_else(|e| panic!("{}", e.message))
+    let def: &'static _ = Box::leak(Box::new(def));
+    flatten(def).unwrap_or_else(|e| panic!("{}", e.message))
 }
 
 fn refused(src: &str) -> String {
@@ -33,7 +35,7 @@ fn passed(m: &FlatModel) -> Vec<String> {
     m.passed.iter().map(|e| equation_to_string(e, 0).trim().trim_end_matches(';').to_string()).collect()
 }
 
-fn unknowns(m: &FlatModel) -> Vec<&str> {
+fn unknowns<'m>(m: &'m FlatModel) -> Vec<&'m str> {
     m.vars.iter().filter(|v| v.is_unknown()).map(|v| v.name.as_str()).collect()
 }
 

@@ -10,8 +10,9 @@ pub enum Cond {
     False,
     Mode(ModeId),
     Not(Box<Cond>),
-    And(Vec<Cond>),
-    Or(Vec<Cond>),
+    /// (boxed slices: a condition is 24 bytes, one per incidence entry of the model)
+    And(Box<[Cond]>),
+    Or(Box<[Cond]>),
 }
 
 impl Cond {
@@ -55,7 +56,7 @@ impl Cond {
 
     /// The operands of `x op y`, splicing in those of an operand that is itself `op`
     /// (`operands` returns them, or gives the condition back).
-    fn flatten(x: Cond, y: Cond, operands: fn(Cond) -> Result<Vec<Cond>, Cond>) -> Vec<Cond> {
+    fn flatten(x: Cond, y: Cond, operands: fn(Cond) -> Result<Box<[Cond]>, Cond>) -> Box<[Cond]> {
         let mut out = Vec::new();
         for c in [x, y] {
             match operands(c) {
@@ -63,7 +64,7 @@ impl Cond {
                 Err(c) => out.push(c),
             }
         }
-        out
+        out.into_boxed_slice()
     }
 
     /// Evaluates under an assignment of every mode.

@@ -40,9 +40,9 @@ impl DomainValue {
 /// What the inference needs to know about the model's names.
 pub(super) struct Names<'n, 'a> {
     /// Non-parameter Integer variables.
-    pub integers: &'n HashSet<String>,
+    pub integers: &'n HashSet<crate::syntax::ast::Text>,
     /// Non-parameter enumeration variables.
-    pub enumerations: &'n HashSet<String>,
+    pub enumerations: &'n HashSet<crate::syntax::ast::Text>,
     /// Every declared component (so a name that is not one is an enumeration literal).
     pub declared: &'n dyn Fn(&str) -> bool,
     pub env: &'n Env<'a>,
@@ -115,7 +115,7 @@ pub(super) fn infer(comp: &Composition, names: &Names) -> BTreeMap<String, Vec<D
     for (var, (vals, continuous)) in defs {
         let Some(mut vals) = vals else { continue };
         if !continuous {
-            match (starts.get(&var), names.integers.contains(&var)) {
+            match (starts.get(&var), names.integers.contains(var.as_str())) {
                 (Some(s), _) => match values(s, &var, names) {
                     Some(v) => vals.extend(v),
                     None => continue,
@@ -127,7 +127,7 @@ pub(super) fn infer(comp: &Composition, names: &Names) -> BTreeMap<String, Vec<D
             }
         }
         let ints = vals.iter().filter(|v| matches!(v, DomainValue::Int(_))).count();
-        let consistent = if names.integers.contains(&var) { ints == vals.len() } else { ints == 0 };
+        let consistent = if names.integers.contains(var.as_str()) { ints == vals.len() } else { ints == 0 };
         if consistent && !vals.is_empty() {
             out.insert(var, vals.into_iter().collect());
         }

@@ -14,7 +14,7 @@ use crate::syntax::ast::{BinOp, EquationKind, Expr, ExprKind, FunctionArgs, UnOp
 /// At most this many conditions that are not modes are projected away (2^n cases).
 const MAX_HIDDEN: usize = 6;
 
-impl Lowering<'_> {
+impl Lowering<'_, '_> {
     /// Adds the invariant ∃ hidden. (b ⟺ g) of every passed equation `b = g` whose
     /// left-hand side is a mode variable.
     pub(super) fn mode_equation_invariants(&mut self) {

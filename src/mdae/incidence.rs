@@ -10,7 +10,7 @@ use super::{Cond, Incidence, LowerError};
 use crate::syntax::ast::{Expr, ExprKind, FunctionArgs, Prec, Subscript};
 use crate::syntax::printer::expr::write_cref;
 
-impl Lowering<'_> {
+impl Lowering<'_, '_> {
     /// Appends the incidence of `e` (at derivative order `order`, under `guard`) to `out`.
     pub(super) fn incidence(
         &mut self,
@@ -125,15 +125,15 @@ impl Lowering<'_> {
     /// A scalar's incidence, or that of every scalar a whole array or record (or a
     /// reference with a variable subscript) may read.
     fn name_incidence(&mut self, name: &str, guard: &Cond, order: u8, out: &mut Vec<Incidence>) {
-        match self.kinds.get(name) {
-            Some(NameKind::Unknown(v)) => out.push(Incidence { var: *v, order, when: guard.clone() }),
+        match self.kind(name) {
+            Some(NameKind::Unknown(v)) => out.push(Incidence { var: v, order, when: guard.clone() }),
             Some(_) => {}
             None => {
                 let Some(scalars) = self.flat.aggregate_reads.get(name) else { return };
                 for &k in scalars {
-                    if let Some(NameKind::Unknown(v)) = self.kinds.get(&self.flat.vars[k].name) {
-                        self.whole_reads.push(*v);
-                        out.push(Incidence { var: *v, order, when: guard.clone() });
+                    if let Some(NameKind::Unknown(v)) = self.kind(&self.flat.vars[k].name) {
+                        self.whole_reads.push(v);
+                        out.push(Incidence { var: v, order, when: guard.clone() });
                     }
                 }
             }

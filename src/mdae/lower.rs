@@ -11,14 +11,15 @@
 use super::domains::{self, DomainValue};
 use super::incidence::merge;
 use super::{
-    Arm, AsWritten, Body, Cond, EqId, Equation, Incidence, Invariant, LowerError, Mdae, Mode, ModeId, ModeKind, VarId,
-    Variable,
+    Arm, AsWritten, Body, Cond, EqId, Equation, Incidence, Invariant, Label, LowerError, Mdae, Mode, ModeId, ModeKind,
+    VarId, Variable,
 };
 use crate::flat::eval::{Env, Value};
-use crate::flat::{self, Block, FlatEquation, FlatModel, Type, Variability};
+use crate::flat::{self, Block, FlatEquation, FlatModel, Source, Type, Variability};
 use crate::syntax::SourceFile;
 use crate::syntax::ast::*;
 use crate::syntax::printer::expr::{expr_to_string, write_cref};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What a name in an equation stands for.
@@ -34,18 +35,20 @@ pub(super) enum NameKind {
     Other,
 }
 
-pub(super) struct Lowering<'a> {
+/// The lowering of a flat model borrowed for `'a` whose equations as written borrow
+/// from the file `'d` (so does the mDAE it builds).
+pub(super) struct Lowering<'a, 'd> {
     pub(super) file: &'a SourceFile,
-    pub(super) flat: &'a FlatModel,
+    pub(super) flat: &'a FlatModel<'d>,
     pub(super) env: Env<'a>,
-    pub(super) kinds: HashMap<String, NameKind>,
+    /// What each scalar of `flat.vars` is ([`Lowering::kind`] by name).
+    pub(super) kinds: Vec<NameKind>,
     pub(super) modes: HashMap<String, ModeId>,
-    pub(super) out: Mdae,
+    pub(super) out: Mdae<'d>,
     ids: HashMap<u32, u32>,
     /// Non-parameter Integer and enumeration variables, candidates for a finite domain.
-    integers: HashSet<String>,
-    enumerations: HashSet<String>,
-    pub(super) decl_spans: HashMap<String, crate::syntax::Span>,
+    integers: HashSet<Text>,
+    enumerations: HashSet<Text>,
     /// Finite domains ([`domains`]); the one-hot modes are made at the first comparison.
     pub(super) domains: BTreeMap<String, Vec<DomainValue>>,
     /// The unknowns the incidence being computed reads through a whole array or record.
@@ -56,20 +59,32 @@ pub(super) struct Lowering<'a> {
 }
 
 /// A residual under construction: mutually exclusive arms covering every mode.
-struct Residual<'a> {
-    arms: Vec<(Cond, &'a Expr, &'a Expr)>,
-    first: &'a crate::syntax::ast::Equation,
+struct Residual<'r> {
+    arms: Vec<(Cond, &'r Expr, &'r Expr)>,
+    first: &'r crate::syntax::ast::Equation,
 }
 
 /// Lowers the model class of `def`: reads it as a flat model ([`flat::flatten`]), then
 /// lowers that.
-pub fn lower(def: &StoredDefinition, file: &SourceFile) -> Result<Mdae, LowerError> {
+pub fn lower<'d>(def: &'d StoredDefinition, file: &SourceFile) -> Result<Mdae<'d>, LowerError> {
     let model = flat::flatten(def).map_err(|e| LowerError::new(e.span, e.message))?;
-    lower_flat(def, &model, file)
+    lower_flat(def, model, file)
 }
 
-/// Lowers the continuous part of `model` (read from `def`) into an mDAE.
-pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) -> Result<Mdae, LowerError> {
+/// Lowers the continuous part of `model` (read from `def`) into an mDAE, which keeps
+/// the model's borrows of `def` (its equations as written) and its passed equations.
+pub fn lower_flat<'d>(def: &StoredDefinition, model: FlatModel<'d>, file: &SourceFile) -> Result<Mdae<'d>, LowerError> {
+    let mut out = lower_equations(def, &model, file)?;
+    out.passed = model.passed;
+    Ok(out)
+}
+
+/// [`lower_flat`] but the passed equations.
+fn lower_equations<'d>(
+    def: &StoredDefinition,
+    model: &FlatModel<'d>,
+    file: &SourceFile,
+) -> Result<Mdae<'d>, LowerError> {
     let class =
         flat::model_class(def).ok_or_else(|| LowerError::new(def.span, "no model or class to analyse in this file"))?;
     let ClassBody::Long(comp) = &class.body else {
@@ -79,13 +94,12 @@ pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) 
         file,
         flat: model,
         env: Env { bindings: &model.bindings },
-        kinds: HashMap::new(),
+        kinds: Vec::with_capacity(model.vars.len()),
         modes: HashMap::new(),
         out: Mdae { name: model.name.clone(), ..Mdae::default() },
         ids: HashMap::new(),
         integers: HashSet::new(),
         enumerations: HashSet::new(),
-        decl_spans: HashMap::new(),
         domains: BTreeMap::new(),
         whole_reads: Vec::new(),
         no_events: 0,
@@ -93,12 +107,13 @@ pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) 
     for v in &model.vars {
         l.declare(v);
     }
-    let declared = |n: &str| l.kinds.contains_key(n);
+    let declared = |n: &str| model.index.contains_key(n);
     let names =
         domains::Names { integers: &l.integers, enumerations: &l.enumerations, declared: &declared, env: &l.env };
     l.domains = domains::infer(comp, &names);
     // Continuous equations and passed ones, in source order (asserts make invariants).
     let mut passed = model.passed.iter().peekable();
+    l.out.equations.reserve_exact(model.equations.len());
     for fe in &model.equations {
         let start = match fe {
             FlatEquation::Real { equation } => equation.span.start,
@@ -108,9 +123,15 @@ pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) 
             l.passed(p)?;
         }
         match fe {
-            FlatEquation::Real { equation } => {
+            // As written: the mDAE borrows its sides from the file.
+            FlatEquation::Real { equation: Source::Written(equation) } => {
                 for r in l.residuals(equation)? {
-                    l.push_residual(r)?;
+                    l.push_residual(r, Cow::Borrowed)?;
+                }
+            }
+            FlatEquation::Real { equation: Source::Generated(equation) } => {
+                for r in l.residuals(equation)? {
+                    l.push_residual(r, |e| Cow::Owned(e.clone()))?;
                 }
             }
             FlatEquation::Block(b) => l.block(b),
@@ -120,7 +141,6 @@ pub fn lower_flat(def: &StoredDefinition, model: &FlatModel, file: &SourceFile) 
         l.passed(p)?;
     }
     l.mode_equation_invariants();
-    l.out.passed = model.passed.clone();
     Ok(l.out)
 }
 
@@ -137,34 +157,38 @@ pub(super) fn ref_name(e: &Expr) -> Option<String> {
     }
 }
 
-impl<'a> Lowering<'a> {
+impl<'a, 'd> Lowering<'a, 'd> {
+    /// What the scalar `name` is (`None`: not a scalar of the model).
+    pub(super) fn kind(&self, name: &str) -> Option<NameKind> {
+        self.flat.index.get(name).map(|&k| self.kinds[k])
+    }
+
     fn declare(&mut self, v: &flat::Var) {
         let fixed = v.is_fixed();
         let kind = match v.ty {
             Type::Real if v.is_unknown() => {
                 let id = VarId(self.out.vars.len() as u32);
-                self.out.vars.push(Variable { name: v.name.clone(), span: v.span });
+                self.out.vars.push(Variable { name: v.name, span: v.span });
                 NameKind::Unknown(id)
             }
             Type::Real => NameKind::Known,
             Type::Boolean if !fixed => NameKind::Boolean,
             Type::Boolean => NameKind::Known,
             Type::Integer if !fixed => {
-                self.integers.insert(v.name.clone());
+                self.integers.insert(v.name);
                 NameKind::Other
             }
             Type::Enumeration if !fixed => {
-                self.enumerations.insert(v.name.clone());
+                self.enumerations.insert(v.name);
                 NameKind::Other
             }
             _ => NameKind::Other,
         };
         if v.is_time_invariant() {
-            self.out.time_invariant.insert(v.name.clone());
+            self.out.time_invariant.insert(v.name.to_string());
         }
         debug_assert!(v.variability != Variability::Continuous || v.ty != Type::Real || kind != NameKind::Known);
-        self.decl_spans.insert(v.name.clone(), v.span);
-        self.kinds.insert(v.name.clone(), kind);
+        self.kinds.push(kind);
     }
 
     /// A passed equation: an `assert` on mode variables is a mode invariant.
@@ -189,8 +213,8 @@ impl<'a> Lowering<'a> {
         let incidence: Vec<Incidence> = b
             .unknowns
             .iter()
-            .filter_map(|&(k, order)| match self.kinds.get(&self.flat.vars[k].name) {
-                Some(NameKind::Unknown(v)) => Some(Incidence { var: *v, order, when: Cond::True }),
+            .filter_map(|&(k, order)| match self.kind(&self.flat.vars[k].name) {
+                Some(NameKind::Unknown(v)) => Some(Incidence { var: v, order, when: Cond::True }),
                 _ => None,
             })
             .collect();
@@ -200,29 +224,29 @@ impl<'a> Lowering<'a> {
             let id = self.fresh_id(line as u32);
             let e = EqId(self.out.equations.len() as u32);
             self.out.as_written.insert(e, AsWritten::Block { what: b.what.clone(), span: b.span });
+            self.out.texts.insert(e, format!("{} (equation {} of {})", b.what, row + 1, b.rows));
             self.out.equations.push(Equation {
                 id,
                 line: line as u32,
                 span: b.span,
-                text: format!("{} (equation {} of {})", b.what, row + 1, b.rows),
                 active: Cond::True,
                 incidence: incidence.clone(),
-                body: Body::Simple { lhs: zero.clone(), rhs: zero.clone() },
+                body: Body::Simple { lhs: Cow::Owned(zero.clone()), rhs: Cow::Owned(zero.clone()) },
             });
         }
     }
 
-    fn fresh_id(&mut self, line: u32) -> String {
+    fn fresh_id(&mut self, line: u32) -> Label {
         let n = self.ids.entry(line).or_insert(0);
         *n += 1;
-        if *n == 1 { format!("e{line}") } else { format!("e{line}_{n}") }
+        Label::Line { line, k: *n }
     }
 
     /// True when `e` is built from non-parameter Boolean variables with `and`/`or`/`not`.
     fn only_mode_variables(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Name(_) | ExprKind::Ref(_) => {
-                ref_name(e).is_some_and(|n| self.kinds.get(&n) == Some(&NameKind::Boolean))
+                ref_name(e).is_some_and(|n| self.kind(&n) == Some(NameKind::Boolean))
             }
             ExprKind::Unary(UnOp::Not, x) => self.only_mode_variables(x),
             ExprKind::Binary(BinOp::And | BinOp::Or, xs) => xs.iter().all(|x| self.only_mode_variables(x)),
@@ -232,11 +256,11 @@ impl<'a> Lowering<'a> {
     }
 
     /// The residuals of a simple or if-equation (an if-equation pairs its branches).
-    fn residuals(&mut self, eq: &'a crate::syntax::ast::Equation) -> Result<Vec<Residual<'a>>, LowerError> {
+    fn residuals<'r>(&mut self, eq: &'r crate::syntax::ast::Equation) -> Result<Vec<Residual<'r>>, LowerError> {
         match &eq.kind {
             EquationKind::Simple { lhs, rhs } => Ok(vec![Residual { arms: vec![(Cond::True, lhs, rhs)], first: eq }]),
             EquationKind::If { branches, else_branch } => {
-                let mut arms: Vec<(Cond, Vec<Residual<'a>>)> = Vec::new();
+                let mut arms: Vec<(Cond, Vec<Residual<'r>>)> = Vec::new();
                 let mut rest = Cond::True;
                 for (c, body) in branches {
                     let c = self.cond(c)?;
@@ -259,7 +283,7 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn branch(&mut self, body: &'a [crate::syntax::ast::Equation]) -> Result<Vec<Residual<'a>>, LowerError> {
+    fn branch<'r>(&mut self, body: &'r [crate::syntax::ast::Equation]) -> Result<Vec<Residual<'r>>, LowerError> {
         let mut out = Vec::new();
         for eq in body {
             match &eq.kind {
@@ -276,11 +300,11 @@ impl<'a> Lowering<'a> {
     }
 
     /// Pairs the i-th residual of every branch into one multimode residual.
-    fn pair(
+    fn pair<'r>(
         &mut self,
-        eq: &'a crate::syntax::ast::Equation,
-        arms: Vec<(Cond, Vec<Residual<'a>>)>,
-    ) -> Result<Vec<Residual<'a>>, LowerError> {
+        eq: &'r crate::syntax::ast::Equation,
+        arms: Vec<(Cond, Vec<Residual<'r>>)>,
+    ) -> Result<Vec<Residual<'r>>, LowerError> {
         let Some(n) = arms.first().map(|(_, rs)| rs.len()) else { return Ok(Vec::new()) };
         if let Some((_, rs)) = arms.iter().find(|(_, rs)| rs.len() != n) {
             let (l, _) = self.file.line_col(eq.span.start as usize);
@@ -293,8 +317,8 @@ impl<'a> Lowering<'a> {
                 ),
             ));
         }
-        let mut out: Vec<Residual<'a>> = Vec::with_capacity(n);
-        let mut columns: Vec<Vec<Residual<'a>>> = arms.iter().map(|_| Vec::new()).collect();
+        let mut out: Vec<Residual<'r>> = Vec::with_capacity(n);
+        let mut columns: Vec<Vec<Residual<'r>>> = arms.iter().map(|_| Vec::new()).collect();
         let guards: Vec<Cond> = arms.iter().map(|(c, _)| c.clone()).collect();
         for (k, (_, rs)) in arms.into_iter().enumerate() {
             columns[k] = rs;
@@ -317,7 +341,13 @@ impl<'a> Lowering<'a> {
         Ok(out)
     }
 
-    fn push_residual(&mut self, r: Residual<'a>) -> Result<(), LowerError> {
+    /// The residual `r` as an equation of the mDAE, its sides kept by `side` (borrowed
+    /// from the file where `r` is as written there).
+    fn push_residual<'r>(
+        &mut self,
+        r: Residual<'r>,
+        side: impl Fn(&'r Expr) -> Cow<'d, Expr>,
+    ) -> Result<(), LowerError> {
         let mut inc: Vec<Incidence> = Vec::new();
         self.whole_reads.clear();
         for (g, l, rr) in &r.arms {
@@ -326,33 +356,19 @@ impl<'a> Lowering<'a> {
         }
         let (line, _) = self.file.line_col(r.first.span.start as usize);
         let id = match &r.first.label {
-            Some(label) => label.text.as_str().to_string(),
+            Some(label) => Label::Written(label.text),
             None => self.fresh_id(line as u32),
         };
-        let (body, text) = if r.arms.len() == 1 && r.arms[0].0 == Cond::True {
-            let (_, l, rr) = &r.arms[0];
-            (
-                Body::Simple { lhs: (*l).clone(), rhs: (*rr).clone() },
-                format!("{} = {}", expr_to_string(l), expr_to_string(rr)),
-            )
+        let body = if r.arms.len() == 1 && r.arms[0].0 == Cond::True {
+            let (_, l, rr) = r.arms[0];
+            Body::Simple { lhs: side(l), rhs: side(rr) }
         } else {
-            let arms: Vec<Arm> = r
-                .arms
-                .iter()
-                .map(|(g, l, rr)| Arm { when: g.clone(), lhs: (*l).clone(), rhs: (*rr).clone() })
-                .collect();
-            let text = self.arms_text(&arms);
-            (Body::Arms(arms), text)
+            Body::Arms(
+                r.arms.iter().map(|&(ref g, l, rr)| Arm { when: g.clone(), lhs: side(l), rhs: side(rr) }).collect(),
+            )
         };
-        let eq = Equation {
-            id,
-            line: line as u32,
-            span: r.first.span,
-            text,
-            active: Cond::True,
-            incidence: merge(inc),
-            body,
-        };
+        let eq =
+            Equation { id, line: line as u32, span: r.first.span, active: Cond::True, incidence: merge(inc), body };
         if !self.whole_reads.is_empty() {
             let mut vars = std::mem::take(&mut self.whole_reads);
             vars.sort_unstable();
@@ -361,24 +377,6 @@ impl<'a> Lowering<'a> {
         }
         self.out.equations.push(eq);
         Ok(())
-    }
-
-    fn arms_text(&self, arms: &[Arm]) -> String {
-        let name = |m: ModeId| self.out.modes[m.index()].name.clone();
-        let mut s = String::new();
-        for (k, a) in arms.iter().enumerate() {
-            let eq = format!("{} = {}", expr_to_string(&a.lhs), expr_to_string(&a.rhs));
-            if k + 1 == arms.len() && k > 0 {
-                s.push_str(&format!(" else {eq}"));
-            } else {
-                let kw = if k == 0 { "if" } else { " elseif" };
-                s.push_str(&format!("{kw} {} then {eq}", a.when.to_modelica(&name)));
-            }
-        }
-        if arms.len() > 1 {
-            s.push_str(" end if");
-        }
-        s
     }
 
     /// A Boolean condition as a [`Cond`]: static parts evaluated, Boolean variables become
@@ -417,7 +415,7 @@ impl<'a> Lowering<'a> {
                 _ => self.atom(e),
             },
             ExprKind::Name(_) | ExprKind::Ref(_)
-                if ref_name(e).is_some_and(|n| self.kinds.get(&n) == Some(&NameKind::Boolean)) =>
+                if ref_name(e).is_some_and(|n| self.kind(&n) == Some(NameKind::Boolean)) =>
             {
                 let n = ref_name(e).expect("a reference");
                 Cond::Mode(self.mode(&n, ModeKind::Variable))
@@ -488,7 +486,7 @@ impl<'a> Lowering<'a> {
     /// A static Integer value or an enumeration literal (a name that is not declared).
     fn literal(&self, e: &Expr) -> Option<DomainValue> {
         match &e.kind {
-            ExprKind::Name(n) if !self.kinds.contains_key(n.as_str()) => {
+            ExprKind::Name(n) if !self.flat.index.contains_key(n.as_str()) => {
                 Some(DomainValue::Literal(n.as_str().to_string()))
             }
             _ => match self.env.eval(e)? {
@@ -517,7 +515,9 @@ impl<'a> Lowering<'a> {
                 id
             })
             .collect();
-        self.out.invariants.push(Invariant { cond: Cond::exactly_one(&ids), span: self.decl_spans[var] });
+        self.out
+            .invariants
+            .push(Invariant { cond: Cond::exactly_one(&ids), span: self.flat.vars[self.flat.index[var]].span });
         ids
     }
 
@@ -528,7 +528,7 @@ impl<'a> Lowering<'a> {
         }
         let n = self.out.modes.iter().filter(|m| matches!(m.kind, ModeKind::Atom { .. })).count() + 1;
         let mut name = format!("a{n}");
-        while self.kinds.contains_key(&name) {
+        while self.flat.index.contains_key(name.as_str()) {
             name.push('_');
         }
         let id = ModeId(self.out.modes.len() as u32);

@@ -13,6 +13,11 @@
 //! `modes`; the discrete part (mode equations, when-equations, asserts, clocked
 //! partitions) is in `passed`, never analysed; equations the output must keep as the
 //! input writes them are in the side table `as_written`.
+//!
+//! Memory (issue 15: a model without modes of 10^5 equations in < 10× its size): an
+//! `Mdae<'a>` borrows the expressions of the equations as written from the parsed file
+//! `'a` (a [`Cow`]: generated equations — unrolled, expanded, paired — are owned), and an
+//! equation's text is printed when asked ([`Mdae::text`]), not stored.
 
 pub mod cond;
 mod domains;
@@ -26,7 +31,9 @@ pub use error::LowerError;
 pub use lower::{lower, lower_flat};
 
 use crate::syntax::Span;
-use crate::syntax::ast::Expr;
+use crate::syntax::ast::{Expr, Text};
+use crate::syntax::printer::expr::expr_to_string;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Handle of a real unknown in [`Mdae::vars`].
@@ -57,21 +64,24 @@ impl ModeId {
     }
 }
 
-/// A multimode DAE.
+/// A multimode DAE, borrowing from the parsed file `'a`.
 #[derive(Clone, Debug, Default)]
-pub struct Mdae {
+pub struct Mdae<'a> {
     /// The model's name (the class that was lowered).
     pub name: String,
     pub vars: Vec<Variable>,
-    pub equations: Vec<Equation>,
+    pub equations: Vec<Equation<'a>>,
     pub modes: Vec<Mode>,
     /// χ_M: every valid mode satisfies all of these.
     pub invariants: Vec<Invariant>,
     /// The equations outside the continuous structure, emitted as they are (from the
     /// flat model, in source order).
-    pub passed: Vec<crate::syntax::ast::Equation>,
+    pub passed: Vec<Cow<'a, crate::syntax::ast::Equation>>,
     /// Equations whose output form is constrained, by id (a side table; most have none).
     pub as_written: BTreeMap<EqId, AsWritten>,
+    /// The text of the equations whose body does not show it (the rows of a block: `what
+    /// (equation k of n)`); [`Mdae::text`] prints the others.
+    pub texts: BTreeMap<EqId, String>,
     /// Every condition met in a real equation, by canonical text, as a [`Cond`] (the
     /// RIMIS transformation partially evaluates if-expressions with them).
     pub conditions: BTreeMap<String, Cond>,
@@ -85,7 +95,8 @@ pub struct Mdae {
 /// A real unknown (not a parameter, constant, input or discrete variable).
 #[derive(Clone, Debug)]
 pub struct Variable {
-    pub name: String,
+    /// As the flat model names it (interned).
+    pub name: Text,
     pub span: Span,
 }
 
@@ -116,21 +127,38 @@ pub struct Invariant {
     pub span: Span,
 }
 
+/// An equation's name: the paper's label (`/* e1: */`), or `e<line>` for the first
+/// equation of a line and `e<line>_<k>` for the k-th (`e8`, `e8_2`, …). Printed when
+/// asked, not stored as text (a model has 10^5 of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Label {
+    Written(Text),
+    Line { line: u32, k: u32 },
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Label::Written(t) => f.write_str(&t),
+            Label::Line { line, k: 1 } => write!(f, "e{line}"),
+            Label::Line { line, k } => write!(f, "e{line}_{k}"),
+        }
+    }
+}
+
 /// A real equation as a residual, possibly multimode.
 #[derive(Clone, Debug)]
-pub struct Equation {
+pub struct Equation<'a> {
     /// The paper's label (`/* e1: */`) or `e<line>` (`e8`, `e8_2`, …).
-    pub id: String,
+    pub id: Label,
     /// 1-based line where the equation starts.
     pub line: u32,
     pub span: Span,
-    /// Canonical text of the source equation.
-    pub text: String,
     /// χ_I: the modes in which the equation is active (always `true` for Modelica input).
     pub active: Cond,
     /// Guarded incidence: σ(m, e, v) = max order over the entries for v whose `when` holds in m.
     pub incidence: Vec<Incidence>,
-    pub body: Body,
+    pub body: Body<'a>,
 }
 
 /// One guarded incidence entry: `var` appears with derivative order `order` when `when`.
@@ -142,18 +170,19 @@ pub struct Incidence {
 }
 
 /// The equation's expressions: `lhs = rhs`, or the arms of a paired if-equation
-/// (mutually exclusive guards covering every mode).
+/// (mutually exclusive guards covering every mode); borrowed from the file where the
+/// equation is as written.
 #[derive(Clone, Debug)]
-pub enum Body {
-    Simple { lhs: Expr, rhs: Expr },
-    Arms(Vec<Arm>),
+pub enum Body<'a> {
+    Simple { lhs: Cow<'a, Expr>, rhs: Cow<'a, Expr> },
+    Arms(Vec<Arm<'a>>),
 }
 
 #[derive(Clone, Debug)]
-pub struct Arm {
+pub struct Arm<'a> {
     pub when: Cond,
-    pub lhs: Expr,
-    pub rhs: Expr,
+    pub lhs: Cow<'a, Expr>,
+    pub rhs: Cow<'a, Expr>,
 }
 
 /// How the RIMIS output may rewrite an equation (see [`Mdae::as_written`]).
@@ -170,12 +199,75 @@ pub enum AsWritten {
     ReadsWhole(Vec<VarId>),
 }
 
-impl Mdae {
+impl<'a> Mdae<'a> {
     pub fn var(&self, v: VarId) -> &Variable {
         &self.vars[v.index()]
     }
-    pub fn eq(&self, e: EqId) -> &Equation {
+    pub fn eq(&self, e: EqId) -> &Equation<'a> {
         &self.equations[e.index()]
+    }
+
+    /// The same mDAE owning every expression (for callers that drop the file first).
+    pub fn into_owned(self) -> Mdae<'static> {
+        let owned = |e: Cow<'_, Expr>| Cow::Owned(e.into_owned());
+        let equations = self
+            .equations
+            .into_iter()
+            .map(|e| Equation {
+                body: match e.body {
+                    Body::Simple { lhs, rhs } => Body::Simple { lhs: owned(lhs), rhs: owned(rhs) },
+                    Body::Arms(arms) => Body::Arms(
+                        arms.into_iter().map(|a| Arm { when: a.when, lhs: owned(a.lhs), rhs: owned(a.rhs) }).collect(),
+                    ),
+                },
+                id: e.id,
+                line: e.line,
+                span: e.span,
+                active: e.active,
+                incidence: e.incidence,
+            })
+            .collect();
+        Mdae {
+            name: self.name,
+            vars: self.vars,
+            equations,
+            modes: self.modes,
+            invariants: self.invariants,
+            passed: self.passed.into_iter().map(|e| Cow::Owned(e.into_owned())).collect(),
+            as_written: self.as_written,
+            texts: self.texts,
+            conditions: self.conditions,
+            time_invariant: self.time_invariant,
+            atom_exprs: self.atom_exprs,
+        }
+    }
+
+    /// The canonical text of an equation (`lhs = rhs`; `if c then … elseif … end if` for
+    /// arms, conditions written with the modes' names; a block's row as in [`Mdae::texts`]).
+    pub fn text(&self, e: EqId) -> String {
+        if let Some(t) = self.texts.get(&e) {
+            return t.clone();
+        }
+        let side = |l: &Expr, r: &Expr| format!("{} = {}", expr_to_string(l), expr_to_string(r));
+        let arms = match &self.eq(e).body {
+            Body::Simple { lhs, rhs } => return side(lhs, rhs),
+            Body::Arms(arms) => arms,
+        };
+        let name = |m: ModeId| self.modes[m.index()].name.clone();
+        let mut s = String::new();
+        for (k, a) in arms.iter().enumerate() {
+            let eq = side(&a.lhs, &a.rhs);
+            if k + 1 == arms.len() && k > 0 {
+                s.push_str(&format!(" else {eq}"));
+            } else {
+                let kw = if k == 0 { "if" } else { " elseif" };
+                s.push_str(&format!("{kw} {} then {eq}", a.when.to_modelica(&name)));
+            }
+        }
+        if arms.len() > 1 {
+            s.push_str(" end if");
+        }
+        s
     }
     pub fn mode(&self, m: ModeId) -> &Mode {
         &self.modes[m.index()]

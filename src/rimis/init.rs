@@ -273,7 +273,7 @@ fn states_in(
     occurrences.sort_by_key(|&(u, i)| (i, u));
     let mut states = Vec::new();
     for (u, i) in occurrences {
-        let source = plan.mdae.var(u).name.clone();
+        let source = plan.mdae.var(u).name.to_string();
         let state = match plan.roles[u.index()] {
             Role::Untouched { d } | Role::Shared { d } if i < d => match plan.existing_source(u, i).map(|e| e.kind) {
                 Some(crate::syntax::ast::ExprKind::Name(n)) => n.as_str().to_string(),

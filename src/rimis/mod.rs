@@ -55,6 +55,15 @@ impl Item {
 pub struct Section {
     pub title: String,
     pub items: Vec<Item>,
+    /// Equations of the input after the items, without comments (a model passed
+    /// unchanged: its equation list moved, not converted).
+    pub kept: Vec<Equation>,
+}
+
+impl Section {
+    pub(crate) fn new(title: impl Into<String>, items: Vec<Item>) -> Section {
+        Section { title: title.into(), items, kept: Vec::new() }
+    }
 }
 
 /// The transformed model, ready for emission.
@@ -134,17 +143,17 @@ fn header(name: &str) -> String {
 fn keep_equations(out: RimisModel, src: source::Source, mdae: &Mdae, why: &str) -> RimisModel {
     let mut src = src; // moved, not copied: a model without modes can be large
     let elements = std::mem::take(&mut src.elements);
-    let items = src.all_equations();
-    kept(out, &mdae.name, elements, items, why)
+    let equations = src.all_equations();
+    kept(out, &mdae.name, elements, equations, why)
 }
 
-/// `out` with `elements` and the equations `items` of the input (the model `name`), and
-/// why they are unchanged.
-fn kept(mut out: RimisModel, name: &str, elements: Vec<Element>, items: Vec<Item>, why: &str) -> RimisModel {
+/// `out` with `elements` and `equations` of the input (the model `name`), and why they
+/// are unchanged.
+fn kept(mut out: RimisModel, name: &str, elements: Vec<Element>, equations: Vec<Equation>, why: &str) -> RimisModel {
     out.notes.push(format!("model {name}: {why}; equations kept unchanged"));
     out.header.push(format!("The model is unchanged: {why}."));
     out.elements = elements;
-    out.sections.push(Section { title: "equations of the input".into(), items });
+    out.sections.push(Section { title: "equations of the input".into(), items: Vec::new(), kept: equations });
     out
 }
 
@@ -158,14 +167,13 @@ const ONE_ANALYSIS_FITS: &str = "one structural analysis (of every mode's incide
 /// gives such a model, without its CDG. Takes the file apart: its declarations and
 /// equations move into the output, uncopied.
 pub fn unchanged(def: StoredDefinition, name: &str, why: APriori) -> Result<RimisModel, RimisError> {
-    let mut namer = Namer::of(&def);
     let taken = source::Taken::from(def)?;
     let out = RimisModel {
         name: taken.name.as_str().to_string(),
         header: vec![header(name)],
         warnings: Vec::new(),
         notes: Vec::new(),
-        renames: source::class_renames(taken.name.as_str(), &taken.classes, &mut namer),
+        renames: taken.renames,
         classes: taken.classes,
         elements: Vec::new(),
         replicates: Vec::new(),
@@ -178,8 +186,7 @@ pub fn unchanged(def: StoredDefinition, name: &str, why: APriori) -> Result<Rimi
         APriori::SameIncidence => SAME_STRUCTURE,
         APriori::OneAnalysisFits => ONE_ANALYSIS_FITS,
     };
-    let items = taken.equations.into_iter().map(Item::new).collect();
-    Ok(kept(out, name, taken.elements, items, why))
+    Ok(kept(out, name, taken.elements, taken.equations, why))
 }
 
 /// The RIMIS transformation of the model of `def` (lowered to `mdae`, analysed to `cdg`).
@@ -222,7 +229,7 @@ fn uniform(cdg: &Cdg) -> bool {
 fn guard_singular_modes(mut out: RimisModel, mdae: &Mdae, cdg: &Cdg) -> RimisModel {
     if !cdg.singular.is_empty() {
         out.warnings.extend(singular::warnings(mdae, cdg));
-        out.sections.push(Section { title: "structurally singular modes".into(), items: singular::asserts(mdae, cdg) });
+        out.sections.push(Section::new("structurally singular modes", singular::asserts(mdae, cdg)));
     }
     out
 }
@@ -396,7 +403,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let states = init::init_states(&mut plan);
     for (u, role) in plan.roles.iter().enumerate() {
         if *role == plan::Role::Varying {
-            unfixed.push(mdae.vars[u].name.clone());
+            unfixed.push(mdae.vars[u].name.to_string());
         }
     }
     out.elements = src.elements_without_fixed(&unfixed);
@@ -410,7 +417,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         out.elements.push(source::real_parameter(step, restart_system::STEP, doc));
     }
     for (n, what, _) in &plan.declared {
-        let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.clone());
+        let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.to_string());
         let free = unfixed.contains(n);
         out.replicates.push((src.replicate_decl(n, init.as_deref(), free), what.clone()));
     }
@@ -424,7 +431,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         ("CHECK: consistency after mode changes the output does not restart (paper 000 §5)", checks),
     ] {
         if !items.is_empty() {
-            out.sections.push(Section { title: title.into(), items });
+            out.sections.push(Section::new(title, items));
         }
     }
     for l in left_limits::read_loops_on_left_limits(&mut out) {

@@ -49,7 +49,7 @@ pub(crate) struct Mux {
 }
 
 pub(crate) struct Plan<'a> {
-    pub mdae: &'a Mdae,
+    pub mdae: &'a Mdae<'a>,
     pub cdg: &'a Cdg,
     /// The regular modes: every condition is read on this set.
     pub care: Bdd,
@@ -126,7 +126,7 @@ impl<'a> Plan<'a> {
         let part_block: Vec<usize> = (0..cdg.blocks.len()).collect();
         let writers = writers_of(cdg, mdae.vars.len(), &part_block);
         let roles = roles_of(cdg, &care, &writers);
-        let by_name = mdae.var_ids().map(|v| (mdae.var(v).name.clone(), v)).collect();
+        let by_name = mdae.var_ids().map(|v| (mdae.var(v).name.to_string(), v)).collect();
         let factored = cdg.space.factored(&care);
         let mut plan = Plan {
             mdae,

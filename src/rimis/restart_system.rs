@@ -464,7 +464,7 @@ fn grow(
             .collect();
         let under: Vec<String> = (0..unknowns.len())
             .filter(|&k| var_to_eq[k].is_none())
-            .map(|k| plan.mdae.vars[unknowns[k]].name.clone())
+            .map(|k| plan.mdae.vars[unknowns[k]].name.to_string())
             .collect();
         return Ok(Err(Fail::new(format!(
             "the restart system is structurally singular (overdetermined: {}; underdetermined: {})",
@@ -508,7 +508,7 @@ fn rows_of(
     let eq = plan.mdae.eq(e);
     let (l, r) = sides_under_in(plan, &eq.body, region);
     let span = eq.span;
-    let id = eq.id.clone();
+    let id = eq.id;
     let err = |err: symbolic::SymError| RimisError::new(span, format!("equation {id}: {err}"));
     let mut out = Vec::new();
     let js: Vec<Option<u32>> = if c == 0 { vec![None] } else { (0..c).map(Some).collect() };

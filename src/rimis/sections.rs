@@ -14,6 +14,7 @@ use crate::mdae::{Body, VarId};
 use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
 use biodivine_lib_bdd::Bdd;
+use std::borrow::Cow;
 
 /// π_q: partial evaluation of an expression's if-conditions under the modes `q` and, for a
 /// nested condition, the enclosing ones (`if p then (if p or r then a else b) else c` is
@@ -58,14 +59,16 @@ pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
 pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr) {
     let fz = &plan.factored;
     let (lhs, rhs) = match body {
-        Body::Simple { lhs, rhs } => (lhs.clone(), rhs.clone()),
+        Body::Simple { lhs, rhs } => (Cow::Borrowed(&**lhs), Cow::Borrowed(&**rhs)),
         Body::Arms(arms) => {
             let when = |a: &crate::mdae::Arm| fz.local(&plan.cdg.space.cond(&a.when));
             let live: Vec<_> = arms.iter().filter(|a| fz.meets(&when(a), q)).collect();
             match live.as_slice() {
-                [a] => (a.lhs.clone(), a.rhs.clone()),
+                [a] => (Cow::Borrowed(&*a.lhs), Cow::Borrowed(&*a.rhs)),
                 _ => {
-                    let residual = |a: &crate::mdae::Arm| binary(BinOp::Sub, a.lhs.clone(), a.rhs.clone());
+                    let residual = |a: &crate::mdae::Arm| {
+                        binary(BinOp::Sub, a.lhs.clone().into_owned(), a.rhs.clone().into_owned())
+                    };
                     let (last, rest) = live.split_last().expect("some arm holds in every regular mode");
                     let branches = rest
                         .iter()
@@ -74,7 +77,7 @@ pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr
                             (exprs::cond_expr(&c, &|m| plan.mode_expr(m)), residual(a))
                         })
                         .collect();
-                    (number("0"), exprs::if_expr(branches, residual(last)))
+                    (Cow::Owned(number("0")), Cow::Owned(exprs::if_expr(branches, residual(last))))
                 }
             }
         }

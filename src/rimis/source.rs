@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 pub(crate) struct Source<'a> {
     pub class: &'a ClassDef,
-    mdae: &'a Mdae,
+    mdae: &'a Mdae<'a>,
     pub classes: Vec<ClassDef>,
     pub elements: Vec<Element>,
     /// Equations of the equation sections that the mDAE does not hold.
@@ -33,29 +33,7 @@ impl<'a> Source<'a> {
     pub(crate) fn read(def: &'a StoredDefinition, mdae: &'a Mdae) -> Result<Source<'a>, RimisError> {
         let class = crate::flat::model_class(def)
             .ok_or_else(|| RimisError::new(def.span, "no model or class to transform in this file"))?;
-        let mut classes: Vec<ClassDef> = Vec::new();
-        for c in &def.classes {
-            if std::ptr::eq(c, class) {
-                continue;
-            }
-            // Base Modelica: the model sits in a package beside its functions and types.
-            match &c.body {
-                ClassBody::Long(comp) if c.kind == ClassKind::Package => {
-                    for part in &comp.parts {
-                        if let ClassPart::Elements { elements, .. } = part {
-                            for e in elements {
-                                if let Element::Class(x) = e {
-                                    if !std::ptr::eq(&**x, class) {
-                                        classes.push((**x).clone());
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                _ => classes.push(c.clone()),
-            }
-        }
+        let classes: Vec<ClassDef> = beside(def, class).into_iter().cloned().collect();
         let ClassBody::Long(comp) = &class.body else {
             return Err(RimisError::new(class.span, "the model must be a long class definition"));
         };
@@ -64,19 +42,14 @@ impl<'a> Source<'a> {
             mdae,
             classes,
             elements: Vec::new(),
-            kept: mdae.passed.clone(),
+            kept: mdae.passed.iter().map(|e| e.clone().into_owned()).collect(),
             kept_parts: Vec::new(),
             by_name: std::cell::OnceCell::new(),
         };
         for part in &comp.parts {
             match part {
                 ClassPart::Elements { elements, .. } => {
-                    for e in elements {
-                        match e {
-                            Element::Class(c) => src.classes.push((**c).clone()),
-                            other => src.elements.push(other.clone()),
-                        }
-                    }
+                    src.elements.extend(elements.iter().filter(|e| !matches!(e, Element::Class(_))).cloned());
                 }
                 ClassPart::Equations { initial: false, .. } => {}
                 other => src.kept_parts.push(other.clone()),
@@ -88,7 +61,7 @@ impl<'a> Source<'a> {
     /// Every equation of the input's equation sections, in order (pass-through). Copied
     /// only here, at exact length: a model without modes can be large (issue 15: a copy
     /// kept from [`Source::read`] on, then converted, was a quarter of the peak heap).
-    pub(crate) fn all_equations(&self) -> Vec<super::Item> {
+    pub(crate) fn all_equations(&self) -> Vec<Equation> {
         let ClassBody::Long(comp) = &self.class.body else { return Vec::new() };
         let sections = || {
             comp.parts.iter().filter_map(|p| match p {
@@ -97,7 +70,7 @@ impl<'a> Source<'a> {
             })
         };
         let mut out = Vec::with_capacity(sections().map(|eqs| eqs.len()).sum());
-        out.extend(sections().flatten().map(|eq| super::Item::new(eq.clone())));
+        out.extend(sections().flatten().cloned());
         out
     }
 
@@ -220,19 +193,64 @@ impl<'a> Source<'a> {
     }
 }
 
-/// New plain names for the nested classes (functions, records, types) of the model
-/// `model` whose names are dotted or quoted (`WaterTank.inputFlow` → `inputFlow`, `'M.f'`
-/// → `f`, `A.B.f` → `A_B_f`): a nested class cannot be declared under a dotted name.
-pub(crate) fn class_renames(model: &str, classes: &[ClassDef], namer: &mut Namer) -> BTreeMap<String, String> {
+/// The classes of `def` the output nests in its model `class`: the file's other classes
+/// (Base Modelica: those of the package the model sits in), then those declared in the
+/// model, in order.
+pub(crate) fn beside<'a>(def: &'a StoredDefinition, class: &'a ClassDef) -> Vec<&'a ClassDef> {
+    let mut out = Vec::new();
+    for c in &def.classes {
+        if std::ptr::eq(c, class) {
+            continue;
+        }
+        // Base Modelica: the model sits in a package beside its functions and types.
+        match &c.body {
+            ClassBody::Long(comp) if c.kind == ClassKind::Package => {
+                for part in &comp.parts {
+                    if let ClassPart::Elements { elements, .. } = part {
+                        for e in elements {
+                            if let Element::Class(x) = e {
+                                if !std::ptr::eq(&**x, class) {
+                                    out.push(&**x);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    if let ClassBody::Long(comp) = &class.body {
+        for part in &comp.parts {
+            if let ClassPart::Elements { elements, .. } = part {
+                out.extend(elements.iter().filter_map(|e| match e {
+                    Element::Class(c) => Some(&**c),
+                    _ => None,
+                }));
+            }
+        }
+    }
+    out
+}
+
+/// The plain name a nested class `c` of the model `model` wants, if its name is dotted
+/// or quoted (`WaterTank.inputFlow` → `inputFlow`, `'M.f'` → `f`, `A.B.f` → `A_B_f`): a
+/// nested class cannot be declared under a dotted name.
+pub(crate) fn plain_name(model: &str, c: &ClassDef) -> Option<String> {
     let model = model.trim_matches('\'');
+    let old = c.name.text.as_str();
+    let bare = old.trim_matches('\'');
+    let bare = bare.strip_prefix(model).and_then(|r| r.strip_prefix('.')).unwrap_or(bare);
+    let want = Namer::plain(bare);
+    (want != old).then_some(want)
+}
+
+/// New plain names for the nested classes of the model `model` ([`plain_name`]).
+pub(crate) fn class_renames(model: &str, classes: &[ClassDef], namer: &mut Namer) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for c in classes {
-        let old = c.name.text.as_str();
-        let bare = old.trim_matches('\'');
-        let bare = bare.strip_prefix(model).and_then(|r| r.strip_prefix('.')).unwrap_or(bare);
-        let want = Namer::plain(bare);
-        if want != old {
-            out.insert(old.to_string(), namer.fresh(&want));
+        if let Some(want) = plain_name(model, c) {
+            out.insert(c.name.text.as_str().to_string(), namer.fresh(&want));
         }
     }
     out
@@ -240,7 +258,7 @@ pub(crate) fn class_renames(model: &str, classes: &[ClassDef], namer: &mut Namer
 
 /// The input taken apart without a copy, for a model printed unchanged: what
 /// [`Source::read`] and [`Source::all_equations`] copy out of the file, moved out of it
-/// (a model without modes can be large: issue 15).
+/// (a model without modes can be large: issue 15; its lists move whole).
 pub(crate) struct Taken {
     /// The model class's name as written.
     pub name: crate::syntax::ast::Text,
@@ -250,11 +268,19 @@ pub(crate) struct Taken {
     /// The equations of the equation sections, in order.
     pub equations: Vec<Equation>,
     pub kept_parts: Vec<ClassPart>,
+    /// New plain names of the classes ([`class_renames`]).
+    pub renames: BTreeMap<String, String>,
 }
 
 impl Taken {
     pub(crate) fn from(mut def: StoredDefinition) -> Result<Taken, RimisError> {
         let span = def.span;
+        let model = crate::flat::model_class(&def)
+            .ok_or_else(|| RimisError::new(span, "no model or class to transform in this file"))?;
+        // The namer (every identifier of the file) only when a class is renamed.
+        let model_name = model.name.text;
+        let renamed = beside(&def, model).into_iter().any(|c| plain_name(&model_name, c).is_some());
+        let mut namer = renamed.then(|| Namer::of(&def));
         let class = crate::flat::take_model_class(&mut def)
             .ok_or_else(|| RimisError::new(span, "no model or class to transform in this file"))?;
         let mut classes = Vec::new();
@@ -282,15 +308,11 @@ impl Taken {
             elements: Vec::new(),
             equations: Vec::new(),
             kept_parts: Vec::new(),
+            renames: BTreeMap::new(),
         };
-        let count = comp.parts.iter().map(|p| match p {
-            ClassPart::Equations { initial: false, equations, .. } => equations.len(),
-            _ => 0,
-        });
-        taken.equations.reserve_exact(count.sum());
         for part in comp.parts {
             match part {
-                ClassPart::Elements { elements, .. } => {
+                ClassPart::Elements { elements, .. } if elements.iter().any(|e| matches!(e, Element::Class(_))) => {
                     for e in elements {
                         match e {
                             Element::Class(c) => taken.classes.push(*c),
@@ -298,11 +320,24 @@ impl Taken {
                         }
                     }
                 }
-                ClassPart::Equations { initial: false, equations, .. } => taken.equations.extend(equations),
+                ClassPart::Elements { elements, .. } => append(&mut taken.elements, elements),
+                ClassPart::Equations { initial: false, equations, .. } => append(&mut taken.equations, equations),
                 other => taken.kept_parts.push(other),
             }
         }
+        if let Some(namer) = &mut namer {
+            taken.renames = class_renames(&model_name, &taken.classes, namer);
+        }
         Ok(taken)
+    }
+}
+
+/// `more` after `list`: moved whole when `list` is empty (no copy of a large list).
+fn append<T>(list: &mut Vec<T>, mut more: Vec<T>) {
+    if list.is_empty() {
+        *list = more;
+    } else {
+        list.append(&mut more);
     }
 }
 

@@ -11,6 +11,7 @@
 //! `fixed = false` (unknowns of the initial system).
 
 use super::discrete::when_targets;
+use super::matching::Packed;
 use super::scope::{Resolved, Scope, cref_names};
 use super::types::{EqType, Ty, Typer, constant, equation_type};
 use crate::syntax::Span;
@@ -117,6 +118,16 @@ fn attribute<'d>(d: &'d Declaration, name: &str) -> Option<&'d Expr> {
 impl Builder<'_, '_> {
     fn system(&mut self, comp: &Composition) -> Result<System, Bail> {
         let (mut equations, mut initial) = (Vec::new(), Vec::new());
+        // About a row per equation (a model has 10^5: no room for twice as many).
+        equations.reserve(
+            comp.parts
+                .iter()
+                .map(|p| match p {
+                    ClassPart::Equations { initial: false, equations, .. } => equations.len(),
+                    _ => 0,
+                })
+                .sum(),
+        );
         for part in &comp.parts {
             match part {
                 ClassPart::Elements { elements, .. } => self.bindings(elements, &mut equations)?,
@@ -363,22 +374,19 @@ fn sorted(mut occ: Vec<(usize, u8)>) -> Box<[(usize, u8)]> {
 pub(super) fn columns<R: IntoIterator<Item = (usize, u8)>>(
     rows: impl Iterator<Item = R>,
     decls: usize,
-) -> (Vec<Vec<usize>>, Vec<(usize, u8)>) {
+) -> (Packed, Vec<(usize, u8)>) {
     let mut index = vec![usize::MAX; 2 * decls];
     let mut names = Vec::new();
-    let rows = rows
-        .map(|r| {
-            r.into_iter()
-                .map(|(d, o)| {
-                    let at = &mut index[2 * d + o as usize];
-                    if *at == usize::MAX {
-                        *at = names.len();
-                        names.push((d, o));
-                    }
-                    *at
-                })
-                .collect()
-        })
-        .collect();
-    (rows, names)
+    let mut packed = Packed::new();
+    for r in rows {
+        packed.push(r.into_iter().map(|(d, o)| {
+            let at = &mut index[2 * d + o as usize];
+            if *at == usize::MAX {
+                *at = names.len();
+                names.push((d, o));
+            }
+            *at
+        }));
+    }
+    (packed, names)
 }

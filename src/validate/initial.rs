@@ -94,7 +94,7 @@ fn index_at_most_one(system: &System, decls: usize) -> bool {
     }
     let rows = system.equations.iter().map(|r| r.occ.iter().copied().filter(|&(d, o)| unknown[2 * d + o as usize]));
     let (cols, names) = columns(rows, decls);
-    names.len() == cols.len() && maximum(&cols, names.len()).iter().all(Option::is_some)
+    names.len() == system.equations.len() && maximum(&cols, names.len()).iter().all(Option::is_some)
 }
 
 /// Two rows of the overdetermined part giving one unknown different constant values: the

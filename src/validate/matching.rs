@@ -13,21 +13,74 @@
 //! path exists when its turn comes, whichever paths were taken before: the greedy basis of
 //! the transversal matroid), so the overdetermined part is the same.
 
+/// Each equation's unknowns (indices below the number of unknowns), by equation.
+pub(super) trait Rows {
+    fn len(&self) -> usize;
+    fn row(&self, e: usize) -> &[usize];
+}
+
+impl Rows for [Vec<usize>] {
+    fn len(&self) -> usize {
+        <[Vec<usize>]>::len(self)
+    }
+    fn row(&self, e: usize) -> &[usize] {
+        &self[e]
+    }
+}
+
+impl Rows for Vec<Vec<usize>> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn row(&self, e: usize) -> &[usize] {
+        &self[e]
+    }
+}
+
+/// Rows stored one after the other (no list per equation: a model has 10^5 of them).
+#[derive(Debug, Default)]
+pub(super) struct Packed {
+    /// Row e is `items[start[e]..start[e + 1]]`.
+    start: Vec<usize>,
+    items: Vec<usize>,
+}
+
+impl Packed {
+    pub(super) fn new() -> Packed {
+        Packed { start: vec![0], items: Vec::new() }
+    }
+
+    /// Appends a row.
+    pub(super) fn push(&mut self, row: impl IntoIterator<Item = usize>) {
+        self.items.extend(row);
+        self.start.push(self.items.len());
+    }
+}
+
+impl Rows for Packed {
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+    fn row(&self, e: usize) -> &[usize] {
+        &self.items[self.start[e]..self.start[e + 1]]
+    }
+}
+
 /// `assignment[e]`: the unknown matched to equation `e`, given each equation's unknowns
 /// (indices below `unknowns`).
-pub(super) fn matching(rows: &[Vec<usize>], unknowns: usize) -> Vec<Option<usize>> {
+pub(super) fn matching<R: Rows + ?Sized>(rows: &R, unknowns: usize) -> Vec<Option<usize>> {
     search(rows, unknowns, false).0
 }
 
 /// A maximum matching leaving the same equations unmatched as [`matching`] (possibly
 /// matched to other unknowns), in linear time on chains and trees of equations.
-pub(super) fn maximum(rows: &[Vec<usize>], unknowns: usize) -> Vec<Option<usize>> {
+pub(super) fn maximum<R: Rows + ?Sized>(rows: &R, unknowns: usize) -> Vec<Option<usize>> {
     search(rows, unknowns, true).0
 }
 
 /// Kuhn's search from every equation in order, with the free-unknown lookahead when
 /// `cheap`; also returns the work (row entries looked at).
-fn search(rows: &[Vec<usize>], unknowns: usize, cheap: bool) -> (Vec<Option<usize>>, usize) {
+fn search<R: Rows + ?Sized>(rows: &R, unknowns: usize, cheap: bool) -> (Vec<Option<usize>>, usize) {
     let mut s = Search {
         rows,
         owner: vec![None; unknowns],
@@ -49,8 +102,8 @@ fn search(rows: &[Vec<usize>], unknowns: usize, cheap: bool) -> (Vec<Option<usiz
     (assignment, s.work)
 }
 
-struct Search<'a> {
-    rows: &'a [Vec<usize>],
+struct Search<'a, R: ?Sized> {
+    rows: &'a R,
     owner: Vec<Option<usize>>,
     /// `seen[v] == stamp`: visited in this search (one array for all searches: O(1) reset).
     seen: Vec<u32>,
@@ -58,11 +111,11 @@ struct Search<'a> {
     work: usize,
 }
 
-impl Search<'_> {
+impl<R: Rows + ?Sized> Search<'_, R> {
     /// A free unknown of `eq`'s row, by the lookahead (none without it).
     fn free(&mut self, eq: usize) -> Option<usize> {
         let look = self.look.get_mut(eq)?;
-        while let Some(&v) = self.rows[eq].get(*look) {
+        while let Some(&v) = self.rows.row(eq).get(*look) {
             *look += 1;
             self.work += 1;
             if self.owner[v].is_none() {
@@ -86,7 +139,7 @@ impl Search<'_> {
                 self.seen[v] = stamp;
                 via.push(v);
             } else {
-                let Some(&v) = self.rows[eq].get(pos) else {
+                let Some(&v) = self.rows.row(eq).get(pos) else {
                     stack.pop();
                     via.pop();
                     continue;
@@ -116,8 +169,8 @@ impl Search<'_> {
 /// The overdetermined part: the equations reachable from an unmatched equation along
 /// alternating paths (equation → one of its unknowns → the equation matched to it), in
 /// increasing order, and the unknowns they reach.
-pub(super) fn overdetermined(
-    rows: &[Vec<usize>],
+pub(super) fn overdetermined<R: Rows + ?Sized>(
+    rows: &R,
     assignment: &[Option<usize>],
     unknowns: usize,
 ) -> (Vec<usize>, Vec<usize>) {
@@ -134,7 +187,7 @@ pub(super) fn overdetermined(
         in_eq[e] = true;
     }
     while let Some(e) = todo.pop() {
-        for &v in &rows[e] {
+        for &v in rows.row(e) {
             if in_var[v] {
                 continue;
             }

@@ -9,6 +9,8 @@ use std::fmt::Write;
 
 /// The causal check of a model: its loops, or why it could not be made.
 pub struct CausalCheck {
+    /// The loops, and the rows and unknowns they name (renumbered: the model's other
+    /// rows are dropped, a model of 10^5 equations has no loop to show; issue 15).
     pub result: Result<(CausalModel, Vec<DiscreteLoop>), Unchecked>,
 }
 
@@ -17,7 +19,7 @@ impl CausalCheck {
         CausalCheck {
             result: model.map(|m| {
                 let loops = m.discrete_loops();
-                (m, loops)
+                shown(m, loops)
             }),
         }
     }
@@ -107,4 +109,31 @@ pub struct JsonLoop {
 pub struct JsonLoopEquation {
     pub line: u32,
     pub text: String,
+}
+
+/// The rows and unknowns of `m` that `loops` name, the loops renumbered to them (rows keep
+/// their origin, span, text and kind; what they read is not shown and is dropped).
+fn shown(m: CausalModel, mut loops: Vec<DiscreteLoop>) -> (CausalModel, Vec<DiscreteLoop>) {
+    let (mut rows, mut vars) = (vec![None; m.equations.len()], vec![None; m.unknowns.len()]);
+    let mut out = CausalModel::default();
+    let mut rows_of = m.equations.into_iter().map(Some).collect::<Vec<_>>();
+    let mut unknowns = m.unknowns.into_iter().map(Some).collect::<Vec<_>>();
+    for l in &mut loops {
+        for e in &mut l.equations {
+            *e = *rows[*e].get_or_insert_with(|| {
+                let mut row = rows_of[*e].take().expect("a row taken once");
+                row.solvable = Vec::new();
+                row.reads = Vec::new();
+                out.equations.push(row);
+                out.equations.len() - 1
+            });
+        }
+        for v in &mut l.discrete {
+            *v = *vars[*v].get_or_insert_with(|| {
+                out.unknowns.push(unknowns[*v].take().expect("an unknown taken once"));
+                out.unknowns.len() - 1
+            });
+        }
+    }
+    (out, loops)
 }

@@ -87,3 +87,25 @@ fn real_arrays_and_records_are_not_checked_but_omc_elements_are() {
     let m = model("model M Real a.x[1]; Real a.x[2]; equation a.x[1] = 1; a.x[2] = a.x[1]; end M;");
     assert_eq!(m.unknowns.len(), 2);
 }
+
+#[test]
+fn the_check_keeps_only_what_its_loops_show_and_shows_the_same() {
+    // Two loops after unrelated rows and unknowns: renumbered, they read the same.
+    let text = CUP
+        .replace("Real lambda;", "Real u1; Real u2; Real u3; Real lambda; Real s2; Real l2; Boolean g2;")
+        .replace(
+            "equation\n",
+            "equation\n  u1 = time; u2 = u1; u3 = u2;\n  g2 = s2 <= 0;\n  s2 = if g2 then l2 - 1 else l2 + 1;\n  l2 = u3;\n",
+        );
+    let full = model(&text);
+    let loops = full.discrete_loops();
+    assert_eq!(loops.len(), 2);
+    let locate = |s: Span| format!("{}", s.start);
+    let shown: Vec<String> = loops.iter().map(|l| full.describe(l, &locate)).collect();
+    let check = report::CausalCheck::of(Ok(full.clone()));
+    let Ok((kept, kept_loops)) = &check.result else { panic!("checked") };
+    assert!(kept.equations.len() < full.equations.len() && kept.unknowns.len() == 2);
+    let again: Vec<String> = kept_loops.iter().map(|l| kept.describe(l, &locate)).collect();
+    assert_eq!(again, shown);
+    assert_eq!(kept_loops.iter().map(|l| l.through_when).collect::<Vec<_>>(), vec![false, true]);
+}

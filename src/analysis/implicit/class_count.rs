@@ -130,28 +130,28 @@ mod tests {
     use crate::mdae::{Body, Cond, Equation, Incidence, Invariant, Mdae, Mode, ModeId, ModeKind, VarId, Variable};
     use crate::syntax::Span;
     use crate::syntax::ast::{Expr, ExprKind, text};
+    use std::borrow::Cow;
 
     /// An mDAE of one equation per entry of `edges`: `v_i` always, and `w_i` of order 0 or
     /// 1 under each of the entry's conditions (two incidences of `w_i`: σ varies).
-    fn model(modes: usize, edges: &[Vec<(Cond, u8)>], invariants: Vec<Cond>) -> Mdae {
+    fn model(modes: usize, edges: &[Vec<(Cond, u8)>], invariants: Vec<Cond>) -> Mdae<'static> {
         let zero = Expr::new(ExprKind::Number(text("0")), Span::new(0, 1));
         let mut m = Mdae { name: "Classes".into(), ..Mdae::default() };
         m.modes = (0..modes).map(|i| Mode { name: format!("g{i}"), kind: ModeKind::Variable }).collect();
         let n = edges.len();
-        m.vars = (0..2 * n).map(|j| Variable { name: format!("v{j}"), span: Span::new(0, 1) }).collect();
+        m.vars = (0..2 * n).map(|j| Variable { name: format!("v{j}").into(), span: Span::new(0, 1) }).collect();
         for (i, conds) in edges.iter().enumerate() {
             let mut incidence = vec![Incidence { var: VarId(i as u32), order: 0, when: Cond::True }];
             for (when, order) in conds {
                 incidence.push(Incidence { var: VarId((n + i) as u32), order: *order, when: when.clone() });
             }
             m.equations.push(Equation {
-                id: format!("q{i}"),
+                id: crate::mdae::Label::Written(format!("q{i}").into()),
                 line: i as u32 + 1,
                 span: Span::new(0, 1),
-                text: String::new(),
                 active: Cond::True,
                 incidence,
-                body: Body::Simple { lhs: zero.clone(), rhs: zero.clone() },
+                body: Body::Simple { lhs: Cow::Owned(zero.clone()), rhs: Cow::Owned(zero.clone()) },
             });
         }
         m.invariants = invariants.into_iter().map(|cond| Invariant { cond, span: Span::new(0, 1) }).collect();

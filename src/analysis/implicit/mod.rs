@@ -58,7 +58,7 @@ pub(super) struct EdgeInfo {
 }
 
 pub(super) struct Encoding<'m> {
-    pub mdae: &'m Mdae,
+    pub mdae: &'m Mdae<'m>,
     pub space: ModeSpace,
     pub edges: Vec<EdgeInfo>,
     /// I⁻¹: equation → its edges.
@@ -151,7 +151,7 @@ fn too_large(mdae: &Mdae, stats: &Stats) -> AnalysisError {
 }
 
 /// Builds the BDD variable set (in locality order), χ_E and σ of every edge, χ_M.
-fn encode(mdae: &Mdae, order: Order) -> Result<Encoding<'_>, AnalysisError> {
+fn encode<'m>(mdae: &'m Mdae<'m>, order: Order) -> Result<Encoding<'m>, AnalysisError> {
     enum Slot {
         Mode(usize),
         Edge(usize, usize),
