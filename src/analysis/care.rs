@@ -125,6 +125,15 @@ impl Cuts {
         Cuts { levels, ranges, entry }
     }
 
+    /// The first variable index of each factor between consecutive cuts: the first level,
+    /// then each level whose boundary above is a cut (none for a constant).
+    pub(crate) fn factor_starts(&self) -> Vec<usize> {
+        let Some(&first) = self.levels.first() else { return Vec::new() };
+        // ranges: up to the first level, one per inner cut (ending at the level below it),
+        // past the last level.
+        std::iter::once(first).chain(self.ranges[1..self.ranges.len() - 1].iter().map(|r| r.1)).collect()
+    }
+
     /// The support of the BDD, sorted.
     pub(crate) fn levels(&self) -> &[usize] {
         &self.levels

@@ -14,7 +14,8 @@
 //! (building N = 300: 700 MB).
 //!
 //! **Factors.** A level boundary of R is a *cut* when every edge crossing it leads to one
-//! node (`false` aside): R = A(variables above) ∧ B(variables below). Between consecutive
+//! node (`false` aside): R = A(variables above) ∧ B(variables below); found by
+//! [`Cuts`], as for the minimisation (`analysis/care.rs`). Between consecutive
 //! cuts R has a factor; the factors read disjoint variables and each is satisfiable (R is
 //! not empty). For F reading variables inside factors i…j, the other factors are
 //! independent of F, so F ∧ R ≠ ∅ ⇔ F ∧ R_{i..j} ≠ ∅ with R_{i..j} = ∃(variables outside
@@ -22,8 +23,9 @@
 //! factor (one factor), this is the test on R itself, as before.
 
 use super::bits::BitVec;
+use crate::analysis::care::Cuts;
 use crate::analysis::meets::meets;
-use biodivine_lib_bdd::{Bdd, BddPointer, BddValuation, BddVariableSet};
+use biodivine_lib_bdd::{Bdd, BddValuation, BddVariableSet};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 
@@ -49,7 +51,7 @@ impl CareSet {
     pub fn new(all: &Bdd) -> CareSet {
         CareSet {
             all: all.clone(),
-            starts: factor_starts(all),
+            starts: Cuts::of(all).factor_starts(),
             base: all.first_valuation(),
             spans: RefCell::new((FxHashMap::default(), 0)),
         }
@@ -141,54 +143,6 @@ impl CareSet {
         spans.0.insert((i, j), s.clone());
         s
     }
-}
-
-/// The first variable index of each factor of `b` (module header): the first level, and
-/// each level whose boundary above is a cut. Every node t other than `false` is entered
-/// across the boundaries from just below its highest parent down to its own level; a
-/// boundary crossed by at most one such node is a cut.
-fn factor_starts(b: &Bdd) -> Vec<usize> {
-    let mut levels: Vec<usize> = b.pointers().filter(|p| !p.is_terminal()).map(|p| b.var_of(p).to_index()).collect();
-    levels.sort_unstable();
-    levels.dedup();
-    let n = levels.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let rank = |p: BddPointer| {
-        if p.is_terminal() { n } else { levels.binary_search(&b.var_of(p).to_index()).expect("a level") }
-    };
-    // highest[t]: the least rank of a parent of node t.
-    let mut highest: Vec<usize> = vec![usize::MAX; b.size()];
-    for p in b.pointers().filter(|p| !p.is_terminal()) {
-        for c in [b.low_link_of(p), b.high_link_of(p)] {
-            if !c.is_zero() {
-                highest[c.to_index()] = highest[c.to_index()].min(rank(p));
-            }
-        }
-    }
-    // cover[r]: the nodes entered across boundary r (between ranks r − 1 and r), r in 1..n.
-    let mut cover = vec![0i64; n + 1];
-    for t in b.pointers().filter(|p| !p.is_zero()) {
-        let top = highest[t.to_index()];
-        if top == usize::MAX {
-            continue;
-        }
-        let (from, to) = (top + 1, rank(t).min(n - 1));
-        if from <= to {
-            cover[from] += 1;
-            cover[to + 1] -= 1;
-        }
-    }
-    let mut starts = vec![levels[0]];
-    let mut running = 0;
-    for r in 1..n {
-        running += cover[r];
-        if running <= 1 {
-            starts.push(levels[r]);
-        }
-    }
-    starts
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@
 
 use super::Stats;
 use super::ops::{and, and_not, or};
+use crate::analysis::meets::meets_not;
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
 
 /// The most nodes the levels of one cut may hold. The levels are a function of the rows
@@ -92,8 +93,9 @@ pub(super) fn steps(
         let mut step = set.mk_false();
         for c in &choice {
             let g = if c.is_false() { c.clone() } else { and_not(&c.var_exists(vars[k]), &reached) };
+            // c ∧ g: c itself while nothing better was reached (c ⇒ ∃x_k.c).
+            step = or(&step, &if reached.is_false() { c.clone() } else { and(c, &g) });
             reached = or(&reached, &g);
-            step = or(&step, &and(c, &g));
             stats.see(&step);
             stats.see(&reached);
             if stats.over_limit {
@@ -127,11 +129,39 @@ fn exists_sorted(b: &Bdd, vars: &[BddVariable]) -> Bdd {
 
 /// Shifts `best` (by u) per mode so that the smallest u of the mode becomes δ = 0.
 fn normalise(best: &[Bdd], prefix: &[BddVariable], set: &BddVariableSet, stats: &mut Stats) -> Vec<Bdd> {
+    // The modes of each best[u], by quantification; modes(best[u0]) for the first u0 that
+    // is not empty is needed anyway.
+    let mut modes_of: Vec<Option<Bdd>> = vec![None; best.len()];
+    if let Some(u0) = best.iter().position(|g| !g.is_false()) {
+        let m0 = exists_sorted(&best[u0], prefix);
+        // Most steps shift nothing: every mode with a completion has its best at u0 (no
+        // later best[u] reaches a mode outside modes(best[u0]), a walk, not a
+        // quantification); then the levels are best[u0..] as they are. (The shift only
+        // keeps the levels few: one per mode is uniform, so it changes no comparison of
+        // choices and no step.)
+        if best[u0 + 1..].iter().all(|g| !meets_not(g, &m0)) {
+            // The work counted as if every best[u] had been quantified (the work budget's
+            // verdicts do not move; the node budget sees m0, which is what `seen` becomes,
+            // and the levels, not the modes of the later best[u]).
+            stats.work += best.iter().map(|g| g.size() as u64).sum::<u64>();
+            stats.see(&m0);
+            let mut levels = best[u0..].to_vec();
+            while levels.len() > 1 && levels.last().is_some_and(Bdd::is_false) {
+                levels.pop();
+            }
+            return levels;
+        }
+        modes_of[u0] = Some(m0);
+    }
     // shift[t]: the modes whose smallest u is t.
     let mut seen = set.mk_false();
     let mut shift = Vec::with_capacity(best.len());
-    for g in best {
-        let modes = if g.is_false() { g.clone() } else { exists_sorted(g, prefix) };
+    for (g, known) in best.iter().zip(modes_of) {
+        let modes = match known {
+            Some(m) => m,
+            None if g.is_false() => g.clone(),
+            None => exists_sorted(g, prefix),
+        };
         // The quantification's own work, unseen by `see`: at least one pass over `g` per
         // variable quantified (HeatingSystem spent minutes here below every other limit).
         stats.work += g.size() as u64;
@@ -276,6 +306,46 @@ mod tests {
                 let expected = best.map_or(vec![false; 9], |b| b.1);
                 let got: Vec<bool> = marginals.iter().map(|t| t.eval_in(&val)).collect();
                 assert_eq!(got, expected, "mode {m}");
+            }
+        }
+    }
+
+    /// `normalise` shifts `best` per mode so that the mode's smallest u becomes level 0 and
+    /// keeps every later level of the mode at the same distance, on random `best` over 2
+    /// mode and 3 prefix variables; half the draws keep the later best[u] inside the modes
+    /// of the first (the shortcut's case), half do not.
+    #[test]
+    fn levels_are_best_shifted_per_mode_to_its_least_u() {
+        let mut next = super::super::xorshift(0x9e37_79b9_7f4a_7c15);
+        let set = BddVariableSet::new_anonymous(5);
+        let all = set.variables();
+        let (modes, prefix) = (&all[..2], &all[2..]);
+        let random = |next: &mut dyn FnMut(u64) -> u64| {
+            (0..32u32).filter(|_| next(3) == 0).fold(set.mk_false(), |acc, bits| {
+                let cube = (0..5).fold(set.mk_true(), |c, i| c.and(&set.mk_literal(all[i], bits >> i & 1 == 1)));
+                acc.or(&cube)
+            })
+        };
+        for draw in 0..400 {
+            let mut best: Vec<Bdd> = (0..1 + next(4)).map(|_| random(&mut next)).collect();
+            if draw % 2 == 0
+                && let Some(u0) = best.iter().position(|g| !g.is_false())
+            {
+                let m0 = best[u0].exists(prefix);
+                for g in &mut best[u0 + 1..] {
+                    *g = g.and(&m0);
+                }
+            }
+            let levels = normalise(&best, prefix, &set, &mut Stats::default());
+            let level = |d: usize| levels.get(d).cloned().unwrap_or_else(|| set.mk_false());
+            assert!(levels.len() == 1 || !levels[levels.len() - 1].is_false(), "no empty level last");
+            for m in 0..4u32 {
+                let mode = set.mk_literal(modes[0], m & 1 == 1).and(&set.mk_literal(modes[1], m & 2 == 2));
+                let least = best.iter().position(|g| !g.and(&mode).is_false());
+                for d in 0..best.len() + 1 {
+                    let expected = least.and_then(|s| best.get(s + d)).map_or(set.mk_false(), |g| g.and(&mode));
+                    assert_eq!(level(d).and(&mode), expected, "draw {draw}, mode {m}, level {d}");
+                }
             }
         }
     }
