@@ -22,10 +22,10 @@
 
 use super::exprs::{self, binary, name, not, rewrite, var_name};
 use super::plan::Plan;
-use super::sections::{partial, sides_under};
+use super::sections::{partial, sides_under_in};
+use crate::analysis::local::Local;
 use crate::mdae::ModeId;
 use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
-use biodivine_lib_bdd::Bdd;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Names each emitted name depends on instantaneously (states depend on nothing).
@@ -78,7 +78,7 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], expl
     let cond = plan.modes_where(at);
     let cnum = plan.cond_number(&cond);
     let g = partial(plan, g, &cond);
-    let g = if explicit { resolve(plan, &g, at, &cond) } else { g };
+    let g = if explicit { resolve(plan, &g, at, &plan.cond_local(cnum)) } else { g };
     rewrite(&g, &mut |x| {
         if let ExprKind::Call(c) = &x.kind {
             if c.function.text.as_str() == "pre" {
@@ -92,8 +92,11 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], expl
 }
 
 /// Replaces each unknown by its explicit definition `u = e` where one one-equation
-/// block writes it in the modes `cond` = `modes_where(at)` (a few levels deep).
-pub(crate) fn resolve(plan: &Plan, g: &Expr, at: &[(ModeId, bool)], cond: &Bdd) -> Expr {
+/// block writes it in the modes `cond` = `modes_where(at)` (a few levels deep), given as a
+/// local set: the equation's sides are read under the block's condition and `cond` on
+/// the windows of both (the building's and the brake's initial guards ask it under the
+/// start values of all N mode variables, once per mode equation: O(N) conjunctions each).
+pub(crate) fn resolve(plan: &Plan, g: &Expr, at: &[(ModeId, bool)], cond: &Local) -> Expr {
     let at = plan.valuation(at);
     let at = (*at).as_ref();
     let mut g = g.clone();
@@ -105,7 +108,8 @@ pub(crate) fn resolve(plan: &Plan, g: &Expr, at: &[(ModeId, bool)], cond: &Bdd) 
             let [(b, 0)] = def.as_slice() else { return None };
             let block = &plan.cdg.blocks[plan.part_block[*b]];
             let [(eq, 0)] = block.eqs.as_slice() else { return None };
-            let (l, r) = sides_under(plan, &plan.mdae.eq(*eq).body, &plan.cond(plan.part_cond[*b]).and(cond));
+            let here = plan.factored.and(&plan.cond_local(plan.part_cond[*b]), cond);
+            let (l, r) = sides_under_in(plan, &plan.mdae.eq(*eq).body, &here);
             if var_name(&l).is_some_and(|a| a == n) {
                 Some(r)
             } else if var_name(&r).is_some_and(|a| a == n) {

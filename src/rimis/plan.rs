@@ -202,6 +202,11 @@ impl<'a> Plan<'a> {
 
     /// The number of a condition, allocated after the blocks' when it is new.
     pub(crate) fn cond_number(&mut self, c: &Bdd) -> usize {
+        // Most conditions asked are numbered and inside the care set already (no O(N)
+        // conjunction with it: a guard's modes are asked once per mode equation).
+        if let Some(&k) = self.numbers.get(c) {
+            return k;
+        }
         let c = c.and(&self.care);
         if let Some(&k) = self.numbers.get(&c) {
             return k;
@@ -260,11 +265,18 @@ impl<'a> Plan<'a> {
     /// The regular modes of `x` as a local set; a numbered condition's is made once (one
     /// walk of its O(N) nodes, then every test on it reads its own windows only).
     pub(crate) fn local(&self, x: &Bdd) -> Local {
-        let Some(&n) = self.numbers.get(x) else { return self.factored.local(x) };
+        match self.numbers.get(x) {
+            Some(&n) => self.cond_local(n),
+            None => self.factored.local(x),
+        }
+    }
+
+    /// Condition number `n` as a local set, made once.
+    pub(crate) fn cond_local(&self, n: usize) -> Local {
         if let Some(Some(l)) = self.locals.borrow().get(n - 1) {
             return l.clone();
         }
-        let l = self.factored.local(x);
+        let l = self.factored.local(self.cond(n));
         let mut locals = self.locals.borrow_mut();
         if locals.len() < n {
             locals.resize(n, None);

@@ -139,7 +139,7 @@ fn guaranteed(plan: &Plan, e: EqId, region: &Bdd, s: &Switch) -> bool {
         return false;
     };
     // Entering m = value happens on the guard computed in the other mode.
-    let before = if value { var.not() } else { var }.and(&plan.care);
+    let before = plan.factored.local(&if value { var.not() } else { var });
     let Some(surface) = surface(&resolve(plan, &s.guard, &[(s.mode, !value)], &before)) else { return false };
     let (l, r) = sides_under(plan, &plan.mdae.eq(e).body, region);
     let residual = exprs::binary(BinOp::Sub, l, r);
