@@ -97,17 +97,24 @@ mod tests {
         seen
     }
 
-    #[test]
-    fn components_are_mutual_reachability_in_reverse_topological_order() {
-        let mut seed = 3u64;
+    /// 500 random directed graphs of 1 to 12 nodes (an edge with probability 1/5).
+    fn random_graphs(mut seed: u64) -> Vec<Vec<Vec<usize>>> {
         let mut rnd = |m: u64| {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
-        for _ in 0..500 {
-            let n = 1 + rnd(12) as usize;
-            let succ: Vec<Vec<usize>> =
-                (0..n).map(|_| (0..n).filter(|_| rnd(5) == 0).collect::<Vec<usize>>()).collect();
+        (0..500)
+            .map(|_| {
+                let n = 1 + rnd(12) as usize;
+                (0..n).map(|_| (0..n).filter(|_| rnd(5) == 0).collect()).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn components_are_mutual_reachability_in_reverse_topological_order() {
+        for succ in random_graphs(3) {
+            let n = succ.len();
             let sccs = components(&succ);
             let mut comp = vec![usize::MAX; n];
             for (c, members) in sccs.iter().enumerate() {
@@ -137,15 +144,8 @@ mod tests {
 
     #[test]
     fn component_of_gives_the_partition_of_components_in_reverse_topological_order() {
-        let mut seed = 5u64;
-        let mut rnd = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
-        for _ in 0..500 {
-            let n = 1 + rnd(12) as usize;
-            let succ: Vec<Vec<usize>> =
-                (0..n).map(|_| (0..n).filter(|_| rnd(5) == 0).collect::<Vec<usize>>()).collect();
+        for succ in random_graphs(5) {
+            let n = succ.len();
             let mut reference = vec![usize::MAX; n];
             let sccs = components(&succ);
             for (c, members) in sccs.iter().enumerate() {
