@@ -21,13 +21,13 @@
 //! first since its leaves unite classes: the `--check` of a rewritten ThreeTanks output
 //! (a block of 883 rows, 11,712 classes) took 40 s by classes, 0.8 s by the split, with
 //! the same report (and every output of msl-flat, the fixtures and the repros
-//! byte-identical). Otherwise X_b is kept as its local constraints (one per row, column and edge) and
-//! [`optimal`] finds T_b by a dynamic programme over the variable order, without the
-//! paper's weight ω and bitwise arg-max. Where the programme's levels outgrow a trial
-//! budget (wide cuts: the connection sets of fluid models), the factored split makes a
-//! last attempt before the programme runs to its full budget ([`solve_block`]). On the Westinghouse brake H is one irreducible
-//! block (each valve's two branches close alternating cycles along the whole train) and
-//! the intermediate S_k of the bitwise arg-max kept every perfect matching with its partial
+//! byte-identical). Otherwise X_b is kept as its local constraints (one per row, column
+//! and edge) and [`optimal`] finds T_b by a dynamic programme over the variable order,
+//! without the paper's weight ω and bitwise arg-max. Where the programme's levels outgrow
+//! a trial budget (wide cuts: the connection sets of fluid models), the factored split
+//! makes a last attempt before the programme runs to its full budget ([`solve_block`]).
+//! On the Westinghouse brake H is one irreducible block (each valve's two branches close
+//! alternating cycles along the whole train) and the intermediate S_k of the bitwise arg-max kept every perfect matching with its partial
 //! weight: 9 M nodes and 51 s at N = 50; the programme keeps no BDD wider than a cut (156
 //! nodes at N = 100, `benches/scale.rs`).
 
@@ -106,9 +106,6 @@ fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<
     if !stats.factors_only
         && let Some(solved) = classes::solve_block(enc, edges, stats)
     {
-        return solved;
-    }
-    if let Some(solved) = factors::solve_block(enc, edges, factors::Budget::first(edges.len()), stats) {
         return solved;
     }
     let set = enc.set();
