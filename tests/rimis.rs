@@ -126,6 +126,19 @@ fn regular_in_every_valid_mode(out: &str) -> Result<(), String> {
     }
 }
 
+/// The text of `fixtures/<name>`.
+fn fixture_text(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)).unwrap()
+}
+
+/// The RIMIS output of `fixtures/<name>`, checked against the §4.2 guarantee.
+fn rewritten_with_guarantee(name: &str) -> String {
+    let text = fixture_text(name);
+    let (out, _) = transform(name, &text).unwrap_or_else(|e| panic!("{}", e.render()));
+    guarantee(&out, n_blocks(name, &text)).unwrap_or_else(|why| panic!("{why}\n{out}"));
+    out
+}
+
 fn n_blocks(name: &str, text: &str) -> usize {
     let m = driver::lower(&SourceFile::new(name, text)).unwrap();
     analysis::analyse(&m, Strategy::Auto).unwrap().blocks.len()
@@ -191,8 +204,7 @@ fn impulsive_mode_changes_get_a_restart_system_or_the_restart_warning() {
     }
     // Where no restart can be computed (the tension enters nonlinearly), the warning says
     // why and the output checks the consistency equation in the mode.
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/RestartNotLinear.mo");
-    let (out, messages) = transform("RestartNotLinear", &std::fs::read_to_string(p).unwrap()).unwrap();
+    let (out, messages) = transform("RestartNotLinear", &fixture_text("RestartNotLinear.mo")).unwrap();
     assert!(
         messages
             .iter()
@@ -475,7 +487,6 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
 /// (ThyristorBehaviourTest: 100 events within 1.1 ms).
 #[test]
 fn conditions_without_events_keep_no_event() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/FlowDirection.mo");
     // Alone, each model needs no rewrite (one analysis fits every mode: it passes through
     // unchanged, `noEvent` and all); a part whose matching varies makes the tool rewrite it.
     let varying = |model: &str| {
@@ -486,7 +497,7 @@ fn conditions_without_events_keep_no_event() {
         )
     };
     // (The fixture has such a part.)
-    let (out, _) = transform("FlowDirection", &std::fs::read_to_string(p).unwrap()).unwrap();
+    let (out, _) = transform("FlowDirection", &fixture_text("FlowDirection.mo")).unwrap();
     assert!(out.contains("  dT = if noEvent(V >= 0) then dT_"), "{out}");
     let smooth = "model M\n  Real v;\n  Real w;\n  Real i;\nequation\n  i = sin(time);\n  w = cos(time);\n  i = smooth(1, if v < 0 then 0.001 * v else v + 0.1 * w);\nend M;\n";
     let (out, _) = transform("M.mo", &varying(smooth)).unwrap();
@@ -503,8 +514,7 @@ fn conditions_without_events_keep_no_event() {
 /// variables as they see plain ones.
 #[test]
 fn subscripted_names_are_rewritten_as_plain_ones() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/TankPort.mo");
-    let subscripted = std::fs::read_to_string(p).unwrap();
+    let subscripted = fixture_text("TankPort.mo");
     let plain_names = |t: &str| {
         t.replace("s[1]", "s")
             .replace("s_1__", "s_")
@@ -527,10 +537,7 @@ fn subscripted_names_are_rewritten_as_plain_ones() {
 /// accepted and each part is one block of the output's triangular form.
 #[test]
 fn blocks_whose_writers_join_opposite_orders_are_emitted_in_parts() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/TwoTankPorts.mo");
-    let text = std::fs::read_to_string(p).unwrap();
-    let (out, _) = transform("TwoTankPorts.mo", &text).unwrap_or_else(|e| panic!("{}", e.render()));
-    guarantee(&out, n_blocks("TwoTankPorts.mo", &text)).unwrap_or_else(|why| panic!("{why}\n{out}"));
+    let out = rewritten_with_guarantee("TwoTankPorts.mo");
     // `p1 = pa` (block 19) reads p1 from block 1 when inFlow1 and from block 2 otherwise:
     // one part each, with no multiplexer of p1 between them.
     assert!(out.contains("// Block 19, part 1 of 2.") && out.contains("// Block 19, part 2 of 2."), "{out}");
@@ -548,10 +555,7 @@ fn blocks_whose_writers_join_opposite_orders_are_emitted_in_parts() {
 /// triangular form (§4.2), and the rewrite was refused. The derivative is the library's.
 #[test]
 fn a_water_property_is_differentiated_by_its_library_derivative() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/IF97Tank.mo");
-    let text = std::fs::read_to_string(p).unwrap();
-    let (out, _) = transform("IF97Tank.mo", &text).unwrap_or_else(|e| panic!("{}", e.render()));
-    guarantee(&out, n_blocks("IF97Tank.mo", &text)).unwrap_or_else(|why| panic!("{why}\n{out}"));
+    let out = rewritten_with_guarantee("IF97Tank.mo");
     // The model's equations (its functions, nested before them, read `properties`).
     let equations = &out[out.rfind("\nequation\n").expect("the model's equations")..];
     assert!(!equations.contains("properties"), "a function's input leaked into the model:\n{equations}");
