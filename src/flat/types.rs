@@ -4,7 +4,7 @@
 //! base, with their dimensions.
 
 use super::Type;
-use crate::syntax::ast::{ClassBody, ClassDef, ClassKind, ClassPart, Element, StoredDefinition, Subscript};
+use crate::syntax::ast::{ClassBody, ClassDef, ClassKind, StoredDefinition, Subscript};
 use std::collections::HashMap;
 
 /// What a type name stands for.
@@ -83,16 +83,8 @@ fn add<'a>(by_name: &mut HashMap<String, &'a ClassDef>, c: &'a ClassDef, depth: 
     if depth > 4 {
         return;
     }
-    if let ClassBody::Long(comp) = &c.body {
-        for part in &comp.parts {
-            if let ClassPart::Elements { elements, .. } = part {
-                for e in elements {
-                    if let Element::Class(x) = e {
-                        add(by_name, x, depth + 1);
-                    }
-                }
-            }
-        }
+    for x in c.nested_classes() {
+        add(by_name, x, depth + 1);
     }
 }
 

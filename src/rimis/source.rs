@@ -204,32 +204,13 @@ pub(crate) fn beside<'a>(def: &'a StoredDefinition, class: &'a ClassDef) -> Vec<
         }
         // Base Modelica: the model sits in a package beside its functions and types.
         match &c.body {
-            ClassBody::Long(comp) if c.kind == ClassKind::Package => {
-                for part in &comp.parts {
-                    if let ClassPart::Elements { elements, .. } = part {
-                        for e in elements {
-                            if let Element::Class(x) = e {
-                                if !std::ptr::eq(&**x, class) {
-                                    out.push(&**x);
-                                }
-                            }
-                        }
-                    }
-                }
+            ClassBody::Long(_) if c.kind == ClassKind::Package => {
+                out.extend(c.nested_classes().filter(|x| !std::ptr::eq(*x, class)));
             }
             _ => out.push(c),
         }
     }
-    if let ClassBody::Long(comp) = &class.body {
-        for part in &comp.parts {
-            if let ClassPart::Elements { elements, .. } = part {
-                out.extend(elements.iter().filter_map(|e| match e {
-                    Element::Class(c) => Some(&**c),
-                    _ => None,
-                }));
-            }
-        }
-    }
+    out.extend(class.nested_classes());
     out
 }
 

@@ -182,6 +182,27 @@ pub struct ClassDef {
     pub span: Span,
 }
 
+impl ClassDef {
+    /// The classes declared directly in this class's element sections, in source order
+    /// (none for a short, enumeration or `der` class).
+    pub fn nested_classes(&self) -> impl Iterator<Item = &ClassDef> {
+        let parts = match &self.body {
+            ClassBody::Long(comp) => comp.parts.as_slice(),
+            _ => &[],
+        };
+        parts
+            .iter()
+            .flat_map(|part| match part {
+                ClassPart::Elements { elements, .. } => elements.as_slice(),
+                _ => &[],
+            })
+            .filter_map(|e| match e {
+                Element::Class(c) => Some(&**c),
+                _ => None,
+            })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClassBody {
     /// `class A "d" … end A;`

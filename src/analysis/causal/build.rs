@@ -47,18 +47,7 @@ enum Class {
 pub fn of_file(def: &StoredDefinition) -> Option<Result<CausalModel, Unchecked>> {
     let class = crate::flat::model_class(def)?;
     let mut classes: Vec<&ClassDef> = def.classes.iter().collect();
-    for c in &def.classes {
-        if let ClassBody::Long(comp) = &c.body {
-            for part in &comp.parts {
-                if let ClassPart::Elements { elements, .. } = part {
-                    classes.extend(elements.iter().filter_map(|e| match e {
-                        Element::Class(x) => Some(&**x),
-                        _ => None,
-                    }));
-                }
-            }
-        }
-    }
+    classes.extend(def.classes.iter().flat_map(ClassDef::nested_classes));
     Some(of_class(class, &classes))
 }
 

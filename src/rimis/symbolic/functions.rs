@@ -100,14 +100,8 @@ impl Functions {
             }
         }
         let inner = if scope.is_empty() { name.to_string() } else { format!("{scope}.{name}") };
-        for part in &comp.parts {
-            if let ClassPart::Elements { elements, .. } = part {
-                for e in elements {
-                    if let Element::Class(nested) = e {
-                        self.collect(nested, &inner);
-                    }
-                }
-            }
+        for nested in c.nested_classes() {
+            self.collect(nested, &inner);
         }
     }
 
