@@ -60,10 +60,22 @@ fn compare(m: &Mdae, what: &str) -> usize {
     let mut factors_only = analysis::implicit::Stats::default();
     factors_only.factors_only = true;
     let factored = analysis::implicit::implicit_with_stats(m, Default::default(), &mut factors_only).unwrap();
+    // The factored split comes first; the structural classes of whole blocks are compared
+    // on every block they can solve here.
+    let mut classes_first = analysis::implicit::Stats::default();
+    classes_first.classes_first = true;
+    let by_classes = analysis::implicit::implicit_with_stats(m, Default::default(), &mut classes_first).unwrap();
     // Every condition of a result lies inside its regular modes and holds in one of them
     // (the implicit strategy computes modulo them, tests emptiness on them and conjoins
     // them where a condition enters the CDG).
-    for (cdg, name) in [(&ex, "explicit"), (&im, "implicit"), (&programme, "programme"), (&factored, "factored")] {
+    let strategies = [
+        (&ex, "explicit"),
+        (&im, "implicit"),
+        (&programme, "programme"),
+        (&factored, "factored"),
+        (&by_classes, "classes"),
+    ];
+    for (cdg, name) in strategies {
         let offsets = cdg.offsets.iter().chain(&cdg.orders).flatten().map(|(_, b)| b);
         let conds = offsets.chain(cdg.blocks.iter().map(|b| &b.cond)).chain(cdg.edges.iter().map(|e| &e.cond));
         for cond in conds {
@@ -81,11 +93,11 @@ fn compare(m: &Mdae, what: &str) -> usize {
             continue;
         }
         let (a, b, c) = (view(&ex, bits), view(&im, bits), view(&programme, bits));
-        let f = view(&factored, bits);
-        if a != b || a != c || a != f {
+        let (f, k) = (view(&factored, bits), view(&by_classes, bits));
+        if a != b || a != c || a != f || a != k {
             mismatches += 1;
             eprintln!(
-                "MISMATCH {what}, mode {bits:b}:\n explicit {a:?}\n implicit {b:?}\n programme {c:?}\n factored {f:?}"
+                "MISMATCH {what}, mode {bits:b}:\n explicit {a:?}\n implicit {b:?}\n programme {c:?}\n factored {f:?}\n classes {k:?}"
             );
         }
     }

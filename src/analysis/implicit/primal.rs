@@ -100,11 +100,19 @@ pub(super) fn solve(enc: &Encoding, stats: &mut Stats) -> Primal {
 /// A block the trial programme decides (the paper's families) is never solved by the
 /// last attempt; one whose every attempt is over its budget refuses the model.
 fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) -> (Bdd, Vec<Bdd>) {
-    if let Some(solved) = factors::solve_block(enc, edges, factors::Budget::first(edges.len()), stats) {
+    let first = |stats: &mut Stats| factors::solve_block(enc, edges, factors::Budget::first(edges.len()), stats);
+    if !stats.classes_first
+        && let Some(solved) = first(stats)
+    {
         return solved;
     }
     if !stats.factors_only
         && let Some(solved) = classes::solve_block(enc, edges, stats)
+    {
+        return solved;
+    }
+    if stats.classes_first
+        && let Some(solved) = first(stats)
     {
         return solved;
     }

@@ -46,6 +46,10 @@ pub struct Stats {
     /// Solve every block by its structural classes factor by factor (`factors.rs`), never
     /// by the classes of the whole block (`classes.rs`): for tests of the factored split.
     pub factors_only: bool,
+    /// Try the structural classes of the whole block before the factored split (the
+    /// order before the split came first): for tests of `classes.rs`, which the split
+    /// otherwise leaves little to do.
+    pub classes_first: bool,
     started: Option<Instant>,
 }
 
