@@ -70,17 +70,20 @@ pub fn check(mdae: &Mdae) -> EveryMode {
     let valid = space.valid(mdae);
     let mut work = 0u64;
     // χ_M projected on a block's modes, and its number of assignments: blocks often share
-    // their modes (every block of one switch's two modes).
+    // their modes (every block of one switch's two modes). Only the variables χ_M reads
+    // are quantified (∃ over another is the identity): the Westinghouse's blocks each
+    // mention one of N modes, and χ_M = true reads none, where quantifying the N - 1
+    // others per block was quadratic (issue 15).
+    let mut support: Vec<BddVariable> = valid.support_set().into_iter().collect();
+    support.sort();
     let mut projections: BTreeMap<&[ModeId], (Bdd, u64)> = BTreeMap::new();
     for b in &blocks {
         if b.modes.len() > MAX_BLOCK_MODES {
             return EveryMode::NotChecked;
         }
         let (_, count) = projections.entry(&b.modes).or_insert_with(|| {
-            let others: Vec<BddVariable> = (0..mdae.modes.len())
-                .filter(|&m| !b.modes.contains(&ModeId(m as u32)))
-                .map(|m| space.mode_vars[m])
-                .collect();
+            let own: Vec<BddVariable> = b.modes.iter().map(|m| space.mode_vars[m.index()]).collect();
+            let others: Vec<BddVariable> = support.iter().filter(|v| !own.contains(v)).copied().collect();
             let p = valid.exists(&others);
             let free = space.set.num_vars() as usize - b.modes.len();
             let count = (p.exact_cardinality() >> free).try_into().unwrap_or(u64::MAX);
