@@ -4,6 +4,7 @@
 //! the explicit per-mode result: same singular modes, same c and d, same blocks (as
 //! (equations, orders), (written variables, orders) and reads), same dependencies.
 
+use mdae_rimis::analysis::local::Local;
 use mdae_rimis::analysis::{self, Cdg, Strategy};
 use mdae_rimis::driver;
 use mdae_rimis::mdae::{
@@ -26,8 +27,9 @@ struct ModeView {
 }
 
 fn view(cdg: &Cdg, bits: u64) -> ModeView {
-    let at =
-        |list: &Vec<(u32, biodivine_lib_bdd::Bdd)>| list.iter().find(|(_, b)| cdg.space.contains(b, bits)).map(|x| x.0);
+    // A condition is a local set of the regular modes: compared as the whole set.
+    let holds = |c: &Local| cdg.space.contains(&cdg.bdd(c), bits);
+    let at = |list: &Vec<(u32, Local)>| list.iter().find(|(_, b)| holds(b)).map(|x| x.0);
     let key = |n: usize| {
         let b = &cdg.blocks[n];
         (b.eqs.clone(), b.writes.clone(), b.reads.clone())
@@ -36,13 +38,8 @@ fn view(cdg: &Cdg, bits: u64) -> ModeView {
         singular: cdg.singular.iter().any(|s| cdg.space.contains(&s.cond, bits)),
         c: cdg.offsets.iter().map(at).collect(),
         d: cdg.orders.iter().map(at).collect(),
-        blocks: (0..cdg.blocks.len()).filter(|&n| cdg.space.contains(&cdg.blocks[n].cond, bits)).map(key).collect(),
-        deps: cdg
-            .edges
-            .iter()
-            .filter(|e| cdg.space.contains(&e.cond, bits))
-            .map(|e| (key(e.from), key(e.to)))
-            .collect(),
+        blocks: (0..cdg.blocks.len()).filter(|&n| holds(&cdg.blocks[n].cond)).map(key).collect(),
+        deps: cdg.edges.iter().filter(|e| holds(&e.cond)).map(|e| (key(e.from), key(e.to))).collect(),
     }
 }
 
@@ -78,7 +75,7 @@ fn compare(m: &Mdae, what: &str) -> usize {
     for (cdg, name) in strategies {
         let offsets = cdg.offsets.iter().chain(&cdg.orders).flatten().map(|(_, b)| b);
         let conds = offsets.chain(cdg.blocks.iter().map(|b| &b.cond)).chain(cdg.edges.iter().map(|e| &e.cond));
-        for cond in conds {
+        for cond in conds.map(|c| cdg.bdd(c)) {
             assert!(cond.and_not(&cdg.regular).is_false(), "{what}: a {name} condition outside the regular modes");
             assert!(!cond.is_false(), "{what}: a {name} condition without a mode");
         }

@@ -2,11 +2,17 @@
 //! modes, the singular modes with their diagnostics, the offsets c and orders d as
 //! functions of the mode, and the conditional dependency graph (CDG): blocks
 //! `p: R -- E -> W` and edges labelled by the modes in which the dependency applies.
-//! Every condition is a BDD over [`Cdg::space`]; blocks and edges are sorted canonically.
+//! Blocks and edges are sorted canonically. The valid, regular and singular modes are BDDs
+//! over [`Cdg::space`]; the conditions of the offsets, orders, blocks and edges, all sets of
+//! regular modes, are local sets of the regular modes ([`Local`], `local.rs`, issue 15):
+//! each reads the few rooms or cars it is about, not the regular modes' O(N) nodes, so
+//! the result holds O(N) nodes, not O(N²). [`Cdg::bdd`] gives one as a whole BDD.
 
+use super::local::{Factored, Local};
 use super::modes::ModeSpace;
 use crate::mdae::{EqId, ModeId, VarId};
 use biodivine_lib_bdd::Bdd;
+use std::rc::Rc;
 
 pub struct Cdg {
     pub space: ModeSpace,
@@ -14,19 +20,35 @@ pub struct Cdg {
     pub valid: Bdd,
     /// Valid modes in which the model is structurally nonsingular.
     pub regular: Bdd,
+    /// The regular modes in factors ([`ModeSpace::factored`]): the conditions below are
+    /// its local sets.
+    pub factored: Rc<Factored>,
     pub singular: Vec<Singular>,
-    /// Per equation: (c, modes where c_i = c), over the regular modes.
-    pub offsets: Vec<Vec<(u32, Bdd)>>,
-    /// Per variable: (d, modes where d_j = d), over the regular modes.
-    pub orders: Vec<Vec<(u32, Bdd)>>,
+    /// Per equation: (c, regular modes where c_i = c).
+    pub offsets: Vec<Vec<(u32, Local)>>,
+    /// Per variable: (d, regular modes where d_j = d).
+    pub orders: Vec<Vec<(u32, Local)>>,
     pub blocks: Vec<Block>,
     pub edges: Vec<Edge>,
+}
+
+impl Cdg {
+    /// The regular modes of a condition as one BDD over [`Cdg::space`] (O(N) nodes on the
+    /// building: for the tests and the uses that need the whole set).
+    pub fn bdd(&self, c: &Local) -> Bdd {
+        self.factored.exact(c)
+    }
+
+    /// A condition as short Modelica text (the invalid modes are don't-cares).
+    pub fn text(&self, c: &Local) -> String {
+        self.space.text(&self.bdd(c), &self.valid)
+    }
 }
 
 /// A conditional block `cond: reads -- eqs -> writes`.
 #[derive(Clone, Debug)]
 pub struct Block {
-    pub cond: Bdd,
+    pub cond: Local,
     /// (equation, times differentiated).
     pub eqs: Vec<(EqId, u32)>,
     /// (variable, derivative order) solved by the block.
@@ -46,7 +68,7 @@ impl Block {
 pub struct Edge {
     pub from: usize,
     pub to: usize,
-    pub cond: Bdd,
+    pub cond: Local,
 }
 
 /// Modes in which the model is structurally singular, with one example mode and the

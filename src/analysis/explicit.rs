@@ -1,6 +1,6 @@
 //! The explicit strategy: enumerate every valid mode, run the single-mode Σ-method
 //! ([`super::sigma`]) in each, and gather the results into a [`Cdg`] whose conditions are
-//! unions of modes. Exponential in the number of modes; it is the reference the implicit
+//! unions of modes (made local sets of the regular modes at the end). Exponential in the number of modes; it is the reference the implicit
 //! strategy is tested against.
 //!
 //! Only the **structural modes** are enumerated: those some incidence guard or activity
@@ -11,6 +11,7 @@
 
 use super::AnalysisError;
 use super::cdg::{Block, Cdg, Edge, Singular};
+use super::local::Local;
 use super::matching::Graph;
 use super::modes::ModeSpace;
 use super::sigma::{BlockInstance, SingleMode, analyse};
@@ -186,6 +187,10 @@ impl Acc {
     /// the instance pairs).
     fn finish(self, space: ModeSpace, valid: Bdd, structural: &[ModeId]) -> Cdg {
         let sets = Sets::new(&space, &valid, structural, &self.valid);
+        let regular = sets.bdd(&self.regular);
+        // The conditions as local sets of the regular modes (`cdg.rs`).
+        let factored = space.factored(&regular);
+        let local = |at: &[u32]| factored.local(&sets.bdd(at));
         let mut rank = vec![0usize; self.blocks.len()];
         let blocks: Vec<Block> = self
             .ids
@@ -193,11 +198,11 @@ impl Acc {
             .enumerate()
             .map(|(r, (b, id))| {
                 rank[id] = r;
-                into_block(b, sets.bdd(&self.blocks[id]))
+                block(b, local(&self.blocks[id]))
             })
             .collect();
         let mut edges: Vec<Edge> =
-            self.edges.iter().map(|(&(a, b), at)| Edge { from: rank[a], to: rank[b], cond: sets.bdd(at) }).collect();
+            self.edges.iter().map(|(&(a, b), at)| Edge { from: rank[a], to: rank[b], cond: local(at) }).collect();
         edges.sort_by_key(|e| (e.from, e.to));
         let singular = self
             .singular
@@ -213,20 +218,13 @@ impl Acc {
             v.into_iter()
                 .map(|mut m| {
                     m.sort_unstable_by_key(|x| x.0);
-                    m.into_iter().map(|(n, at)| (n, sets.bdd(&at))).collect()
+                    m.into_iter().map(|(n, at)| (n, local(&at))).collect()
                 })
                 .collect()
         };
-        Cdg {
-            regular: sets.bdd(&self.regular),
-            singular,
-            offsets: flat(self.offsets),
-            orders: flat(self.orders),
-            blocks,
-            edges,
-            space,
-            valid,
-        }
+        let (offsets, orders) = (flat(self.offsets), flat(self.orders));
+        drop(sets);
+        Cdg { regular, factored, singular, offsets, orders, blocks, edges, space, valid }
     }
 }
 
@@ -279,11 +277,7 @@ impl<'a> Sets<'a> {
 }
 
 /// A dense-index block instance as a CDG block.
-pub fn block(b: &BlockInstance, cond: &Bdd) -> Block {
-    into_block(b.clone(), cond.clone())
-}
-
-fn into_block(b: BlockInstance, cond: Bdd) -> Block {
+pub fn block(b: BlockInstance, cond: Local) -> Block {
     let ids = |v: Vec<(usize, u32)>| v.into_iter().map(|(j, d)| (VarId(j as u32), d)).collect();
     Block {
         cond,

@@ -130,7 +130,9 @@ impl Factored {
             }
             !shared
         });
-        let windows: Vec<usize> = read.into_iter().map(|w| w.0).collect();
+        // A new vector of its own length (collecting in place would keep the capacity of
+        // every window x reads: O(N) per local set, O(N²) in the CDG).
+        let windows: Vec<usize> = read.iter().map(|w| w.0).collect();
         let g = if skip.is_empty() {
             x.clone()
         } else {
@@ -153,6 +155,16 @@ impl Factored {
         let b = windows.iter().filter_map(|&w| self.factor(w)).fold(self.t.clone(), |acc, f| acc.and(&f));
         self.conj.borrow_mut().insert(windows.to_vec(), b.clone());
         b
+    }
+
+    /// The set `a` stands for, g ∧ R, as one BDD (O(|R|) nodes).
+    pub fn exact(&self, a: &Local) -> Bdd {
+        a.g.and(&self.care)
+    }
+
+    /// Is `a` the whole of R?
+    pub fn covers(&self, a: &Local) -> bool {
+        !self.meets_not(&self.all(), a)
     }
 
     /// a ∧ b.

@@ -1,7 +1,8 @@
 //! Stage 3, the exact multimode structural analysis (papers 002 §3–4, 000 §4.1).
 //!
 //! Input: an [`Mdae`]. Output: a [`Cdg`]: valid and singular modes, the offsets c and
-//! orders d per mode, the blocks and their dependencies, every condition a BDD.
+//! orders d per mode, the blocks and their dependencies, every condition a BDD
+//! (those of the regular modes as local sets, `local.rs`).
 //! Two strategies compute the same [`Cdg`]: [`explicit`] (enumerate valid modes; the
 //! reference) and the implicit one (all modes at once with BDDs, paper 002 §4).
 //! Pure algorithms over dense indices live in their own files: [`matching`], [`dm`],

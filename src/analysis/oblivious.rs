@@ -16,6 +16,7 @@
 //! passes it unchanged (paper 000 §4 rewrites what a single analysis gets wrong).
 
 use super::cdg::Cdg;
+use super::local::Local;
 use super::matching::{Graph, max_weight_perfect_matching};
 use super::modes::ModeSpace;
 use super::sigma::{offsets_of, structure_of};
@@ -69,7 +70,7 @@ pub fn fits_every_mode(mdae: &Mdae, cdg: &Cdg) -> bool {
     }
     let s = structure_of(&union, matching);
     let agrees =
-        |per_mode: &[(u32, Bdd)], value: u32| per_mode.iter().any(|(v, modes)| *v == value && everywhere(modes));
+        |per_mode: &[(u32, Local)], value: u32| per_mode.iter().any(|(v, m)| *v == value && cdg.factored.covers(m));
     (0..n).all(|i| agrees(&cdg.offsets[i], s.c[i])) && (0..n).all(|j| agrees(&cdg.orders[j], s.d[j]))
 }
 

@@ -19,7 +19,7 @@ fn primed(name: &str, order: u32) -> String {
 
 /// `p: R -- E -> W`, `p:` omitted when p is true, `R --` when R is empty.
 pub fn block_label(mdae: &Mdae, cdg: &Cdg, b: &Block) -> String {
-    let cond = cdg.space.text(&b.cond, &cdg.valid);
+    let cond = cdg.text(&b.cond);
     let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(&mdae.eq(e).id.to_string(), c)).collect();
     let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
     let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
@@ -184,10 +184,11 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .var_ids()
         .map(|v| {
             let orders = &cdg.orders[v.index()];
-            let state = orders.iter().filter(|(d, _)| *d > 0).fold(cdg.space.mk_false(), |acc, (_, b)| acc.or(b));
+            let state =
+                orders.iter().filter(|(d, _)| *d > 0).fold(cdg.space.mk_false(), |acc, (_, b)| acc.or(&cdg.bdd(b)));
             JsonVariable {
                 name: mdae.var(v).name.to_string(),
-                leading: orders.iter().map(|(d, b)| JsonWhenOrder { order: *d, when: text(b) }).collect(),
+                leading: orders.iter().map(|(d, b)| JsonWhenOrder { order: *d, when: cdg.text(b) }).collect(),
                 state_when: text(&state),
             }
         })
@@ -198,13 +199,14 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .enumerate()
         .map(|(n, b)| JsonBlock {
             id: n + 1,
-            when: text(&b.cond),
+            when: cdg.text(&b.cond),
             equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.eq(e).id.to_string(), order: c }).collect(),
             writes: var_orders(mdae, &b.writes),
             reads: var_orders(mdae, &b.reads),
         })
         .collect();
-    let edges = cdg.edges.iter().map(|e| JsonEdge { from: e.from + 1, to: e.to + 1, when: text(&e.cond) }).collect();
+    let edges =
+        cdg.edges.iter().map(|e| JsonEdge { from: e.from + 1, to: e.to + 1, when: cdg.text(&e.cond) }).collect();
     JsonReport {
         model: mdae.name.clone(),
         modes,
@@ -230,13 +232,7 @@ pub fn dot(mdae: &Mdae, cdg: &Cdg) -> String {
         let _ = writeln!(s, "  b{} [label=\"{}\"];", n + 1, esc(&block_label(mdae, cdg, b)));
     }
     for e in &cdg.edges {
-        let _ = writeln!(
-            s,
-            "  b{} -> b{} [label=\"{}\"];",
-            e.from + 1,
-            e.to + 1,
-            esc(&cdg.space.text(&e.cond, &cdg.valid))
-        );
+        let _ = writeln!(s, "  b{} -> b{} [label=\"{}\"];", e.from + 1, e.to + 1, esc(&cdg.text(&e.cond)));
     }
     s.push_str("}\n");
     s
@@ -298,7 +294,7 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
     }
     let _ = writeln!(s, "edges ({}):", cdg.edges.len());
     for e in &cdg.edges {
-        let _ = writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, text(&e.cond));
+        let _ = writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, cdg.text(&e.cond));
     }
     s
 }
@@ -312,7 +308,8 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
     for b in &cdg.blocks {
         let mut next = Vec::with_capacity(parts.len() * 2);
         for p in &parts {
-            let (i, o) = (p.and(&b.cond), p.and_not(&b.cond));
+            // p ⊆ R: p ∧ (g ∧ R) = p ∧ g.
+            let (i, o) = (p.and(&b.cond.g), p.and_not(&b.cond.g));
             next.extend([i, o].into_iter().filter(|x| !x.is_false()));
         }
         parts = next;
@@ -323,7 +320,7 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
     }
     let _ = writeln!(s, "structure classes ({}):", parts.len());
     for p in &parts {
-        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(&b.cond, p)).collect();
+        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(&b.cond.g, p)).collect();
         let sum_c: u32 = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();
         let sum_d: u32 = active.iter().flat_map(|b| b.writes.iter().map(|w| w.1)).sum();
         let index = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).max().unwrap_or(0);

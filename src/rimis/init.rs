@@ -89,7 +89,7 @@ pub(crate) fn init_consistency(
     for e in plan.mdae.eq_ids() {
         let live: Vec<(u32, Bdd)> = plan.cdg.offsets[e.index()]
             .iter()
-            .map(|(c, m)| (*c, m.and(&plan.care)))
+            .map(|(c, m)| (*c, plan.cdg.bdd(m)))
             .filter(|(_, m)| !m.is_false())
             .collect();
         let top = live.iter().map(|x| x.0).max().unwrap_or(0);

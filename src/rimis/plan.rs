@@ -16,7 +16,6 @@ use super::exprs::{self, binary, call, name, number};
 use super::names::Namer;
 use crate::analysis::cdg::Cdg;
 use crate::analysis::local::{Factored, Local};
-use crate::analysis::meets::meets;
 use crate::mdae::{Mdae, ModeId, ModeKind, VarId};
 use crate::syntax::ast::{BinOp, Expr};
 use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddVariable};
@@ -89,8 +88,6 @@ pub(crate) struct Plan<'a> {
     where_cache: FxHashMap<Vec<(ModeId, bool)>, Bdd>,
     /// The local set of each numbered condition, made when first asked ([`Plan::local`]).
     locals: RefCell<Vec<Option<Local>>>,
-    /// The local sets of a variable's per-mode orders (`Cdg::orders`), made when first asked.
-    order_locals: RefCell<FxHashMap<VarId, Vec<Local>>>,
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
@@ -110,7 +107,7 @@ impl<'a> Plan<'a> {
         let mut block_cond = Vec::new();
         let mut numbers: FxHashMap<Bdd, usize> = FxHashMap::default();
         for b in &cdg.blocks {
-            let c = b.cond.and(&care);
+            let c = cdg.bdd(&b.cond);
             let n = *numbers.entry(c).or_insert_with_key(|c| {
                 conds.push(c.clone());
                 conds.len()
@@ -125,9 +122,9 @@ impl<'a> Plan<'a> {
         }
         let part_block: Vec<usize> = (0..cdg.blocks.len()).collect();
         let writers = writers_of(cdg, mdae.vars.len(), &part_block);
-        let roles = roles_of(cdg, &care, &writers);
+        let roles = roles_of(cdg, &writers);
         let by_name = mdae.var_ids().map(|v| (mdae.var(v).name.to_string(), v)).collect();
-        let factored = cdg.space.factored(&care);
+        let factored = cdg.factored.clone();
         let mut plan = Plan {
             mdae,
             cdg,
@@ -153,7 +150,6 @@ impl<'a> Plan<'a> {
             mux_deps_done: 0,
             where_cache: FxHashMap::default(),
             locals: RefCell::default(),
-            order_locals: RefCell::default(),
             valuations: RefCell::default(),
         };
         plan.renumber(&first_block);
@@ -196,7 +192,7 @@ impl<'a> Plan<'a> {
             block_parts.push(mine);
         }
         self.writers = writers_of(self.cdg, self.mdae.vars.len(), &part_block);
-        self.roles = roles_of(self.cdg, &self.care, &self.writers);
+        self.roles = roles_of(self.cdg, &self.writers);
         (self.part_block, self.part_cond, self.block_parts) = (part_block, part_cond, block_parts);
     }
 
@@ -431,9 +427,7 @@ impl<'a> Plan<'a> {
             return false;
         }
         let c = self.local(c);
-        let mut cache = self.order_locals.borrow_mut();
-        let locals = cache.entry(u).or_insert_with(|| orders.iter().map(|(_, m)| self.factored.local(m)).collect());
-        orders.iter().zip(locals.iter()).any(|((d, _), m)| *d == i && self.factored.meets(m, &c))
+        orders.iter().any(|(d, m)| *d == i && self.factored.meets(m, &c))
     }
 
     /// u^(i) as read under condition number `c` (see the module header).
@@ -489,11 +483,12 @@ fn writers_of(cdg: &Cdg, n_vars: usize, part_block: &[usize]) -> Vec<Vec<(usize,
     writers
 }
 
-/// Each variable's role, from its leading orders over the modes `care` and its writers.
-fn roles_of(cdg: &Cdg, care: &Bdd, writers: &[Vec<(usize, u32)>]) -> Vec<Role> {
+/// Each variable's role, from its leading orders over the regular modes and its writers.
+fn roles_of(cdg: &Cdg, writers: &[Vec<(usize, u32)>]) -> Vec<Role> {
     (0..writers.len())
         .map(|v| {
-            let orders: Vec<u32> = cdg.orders[v].iter().filter(|(_, m)| meets(m, care)).map(|x| x.0).collect();
+            let orders: Vec<u32> =
+                cdg.orders[v].iter().filter(|(_, m)| !cdg.factored.is_false(m)).map(|x| x.0).collect();
             match (orders.as_slice(), writers[v].len()) {
                 ([d], 1) => Role::Untouched { d: *d },
                 ([d], _) => Role::Shared { d: *d },

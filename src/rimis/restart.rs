@@ -57,8 +57,11 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
     let mut out = Vec::new();
     for e in plan.mdae.eq_ids() {
         for (c, modes) in &plan.cdg.offsets[e.index()] {
-            let region = modes.and(&plan.care);
-            if *c == 0 || region.is_false() || region == plan.care {
+            if *c == 0 {
+                continue;
+            }
+            let region = plan.cdg.bdd(modes);
+            if region.is_false() || region == plan.care {
                 continue;
             }
             // The entries into `region`: (changed variables, the values they have before
@@ -113,7 +116,8 @@ fn held_before(plan: &Plan, e: EqId, j: u32, from: &Bdd, entered: &Bdd) -> bool 
     let text = |(l, r): (Expr, Expr)| (expr_to_string(&l), expr_to_string(&r));
     let here = text(sides_under(plan, body, entered));
     plan.cdg.offsets[e.index()].iter().all(|(c2, m2)| {
-        let before = m2.and(from);
+        // `from` ⊆ the regular modes R: m2 ∧ from = (g ∧ R) ∧ from = g ∧ from.
+        let before = m2.g.and(from);
         before.is_false() || (text(sides_under(plan, body, &before)) == here && (*c2 > j || j == 0))
     })
 }

@@ -51,10 +51,10 @@ use super::restart::Unguaranteed;
 use super::sections::sides_under_in;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
+use crate::analysis::cdg::Cdg;
 use crate::analysis::impulse::{IExpr, ModeChange};
 use crate::analysis::local::Local;
 use crate::analysis::matching::maximum_matching;
-use crate::analysis::meets::meets;
 use crate::mdae::{EqId, VarId};
 use crate::syntax::ast::{BinOp, ClassDef, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
@@ -215,8 +215,8 @@ impl Fail {
     }
 
     /// The region split by the values of a per-mode quantity (an offset, an order).
-    fn varies(why: String, entries: &[(u32, Bdd)], region: &Bdd) -> Fail {
-        let split = entries.iter().map(|(_, m)| m.and(region)).filter(|p| !p.is_false()).collect();
+    fn varies(why: String, cdg: &Cdg, entries: &[(u32, Local)], region: &Bdd) -> Fail {
+        let split = entries.iter().map(|(_, m)| cdg.bdd(m).and(region)).filter(|p| !p.is_false()).collect();
         Fail { why, split }
     }
 }
@@ -273,21 +273,22 @@ impl Index {
                 }
             }
         }
-        let constant = |entries: &[(u32, Bdd)]| {
-            let mut live = entries.iter().filter(|(_, m)| meets(m, &plan.care));
+        let fz = &plan.cdg.factored;
+        let constant = |entries: &[(u32, Local)]| {
+            let mut live = entries.iter().filter(|(_, m)| !fz.is_false(m));
             match (live.next(), live.next()) {
-                (Some((v, m)), None) if m.and(&plan.care) == plan.care => Some(*v),
+                (Some((v, m)), None) if fz.covers(m) => Some(*v),
                 _ => None,
             }
         };
         let d: Vec<Option<u32>> = plan.cdg.orders.iter().map(|o| constant(o)).collect();
         let c: Vec<Option<u32>> = plan.cdg.offsets.iter().map(|o| constant(o)).collect();
-        let by_mode = |all: &[Vec<(u32, Bdd)>], constant: &[Option<u32>]| {
+        let by_mode = |all: &[Vec<(u32, Local)>], constant: &[Option<u32>]| {
             all.iter()
                 .zip(constant)
                 .map(|(o, k)| match k {
                     Some(_) => Vec::new(),
-                    None => o.iter().map(|(v, m)| (*v, plan.local(m))).collect(),
+                    None => o.clone(),
                 })
                 .collect()
         };
@@ -377,6 +378,7 @@ fn grow(
                         plan.mdae.eq(e).id,
                         plan.cond_text(region)
                     ),
+                    plan.cdg,
                     &plan.cdg.offsets[e.index()],
                     region,
                 )));
@@ -390,6 +392,7 @@ fn grow(
                         plan.mdae.eq(e).id,
                         plan.cond_text(region)
                     ),
+                    plan.cdg,
                     &plan.cdg.offsets[e.index()],
                     region,
                 )));
@@ -412,6 +415,7 @@ fn grow(
                     plan.cond_text(region),
                     plan.mdae.eq(e).id
                 ),
+                plan.cdg,
                 &plan.cdg.orders[*u],
                 region,
             )));
@@ -436,6 +440,7 @@ fn grow(
                                 plan.mdae.vars[u].name,
                                 plan.cond_text(region)
                             ),
+                            plan.cdg,
                             &plan.cdg.orders[u],
                             region,
                         )));

@@ -30,16 +30,16 @@ use super::closure::blocks_by_last_node;
 use super::modulo::CareSet;
 use super::primal::Primal;
 use super::{Encoding, Stats};
-use crate::analysis::cdg::{Block, Edge};
-use crate::analysis::explicit::block;
 use crate::analysis::scc::components;
 use crate::analysis::sigma::BlockInstance;
 use biodivine_lib_bdd::Bdd;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The block instances with their conditions, and the edges (from, to, condition) between
+/// instances numbered in that order.
 pub(super) struct Graph {
-    pub blocks: Vec<Block>,
-    pub edges: Vec<Edge>,
+    pub blocks: Vec<(BlockInstance, Bdd)>,
+    pub edges: Vec<(usize, usize, Bdd)>,
 }
 
 /// `c` and `d` as bit-vectors (for ⇝) and by value over the regular modes (`by_c`, `by_d`,
@@ -80,9 +80,10 @@ pub(super) fn build(
             }
         }
     }
+    drop(with_eq);
     Graph {
-        blocks: instances.iter().map(|(b, cond)| block(b, cond)).collect(),
-        edges: edges.into_iter().map(|((from, to), cond)| Edge { from, to, cond }).collect(),
+        blocks: instances.into_iter().collect(),
+        edges: edges.into_iter().map(|((from, to), cond)| (from, to, cond)).collect(),
     }
 }
 

@@ -15,7 +15,8 @@
 //!
 //! After the primal problem every set of modes is held modulo the regular modes
 //! ([`modulo`]: the regular modes conjoin every room's or car's invariant, O(N) nodes) and
-//! made exact where it enters the [`Cdg`], under the memory budget [`HELD_LIMIT`].
+//! made exact where it enters the [`Cdg`], as a local set of the regular modes (`local.rs`),
+//! under the memory budget [`HELD_LIMIT`].
 //!
 //! Variable order (locality, paper 002 §4.3): [`order`] picks an order of the equations
 //! (the narrowest by cut width of source, fine-block and Cuthill–McKee orders); before each
@@ -40,7 +41,9 @@ pub use order::Order;
 pub use stats::{HELD_LIMIT, NODE_LIMIT, Stats, WORK_LIMIT};
 
 use super::AnalysisError;
-use super::cdg::Cdg;
+use super::cdg::{Block, Cdg, Edge};
+use super::explicit::block;
+use super::local::Local;
 use super::modes::ModeSpace;
 use crate::mdae::{Cond, Mdae};
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
@@ -105,31 +108,40 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     let by_c: Vec<_> = c.iter().map(|ci| regular.partition(ci, enc.set())).collect();
     let by_d: Vec<_> = d.iter().map(|dj| regular.partition(dj, enc.set())).collect();
     stats.phase("partition");
-    let mut graph = blocks::build(&enc, &primal, &regular, (&c, &d), (&by_c, &by_d), stats);
+    let graph = blocks::build(&enc, &primal, &regular, (&c, &d), (&by_c, &by_d), stats);
     drop((c, d));
     stats.phase("blocks");
     let singular = singular::diagnose(&enc, &primal);
     stats.phase("singular");
-    let (mut offsets, mut orders) = (by_c, by_d);
-    let conditions = offsets.iter_mut().chain(&mut orders).flatten().map(|(_, b)| b);
-    let conditions = conditions.chain(graph.blocks.iter_mut().map(|b| &mut b.cond));
-    for b in conditions.chain(graph.edges.iter_mut().map(|e| &mut e.cond)) {
-        // A copy at its exact length: the library grows a result's vector by doubling.
-        *b = regular.exact(b).clone();
-        stats.hold(b);
-        if stats.over_limit {
-            return Err(too_large(mdae, stats));
-        }
-    }
+    // The conditions enter the CDG as local sets of the regular modes (`cdg.rs`), each
+    // made from its exact set (O(N) nodes, dropped at once), under the budget of nodes held.
+    let factored = enc.space.factored(&primal.regular);
+    let mut local = |b: &Bdd| {
+        let l = factored.local(&regular.exact(b));
+        stats.hold(&l.g);
+        if stats.over_limit { Err(too_large(mdae, stats)) } else { Ok(l) }
+    };
+    let mut by_value = |parts: Vec<Vec<(u32, Bdd)>>| -> Result<Vec<Vec<(u32, Local)>>, AnalysisError> {
+        parts.into_iter().map(|p| p.into_iter().map(|(v, b)| Ok((v, local(&b)?))).collect()).collect()
+    };
+    let (offsets, orders) = (by_value(by_c)?, by_value(by_d)?);
+    let blocks: Vec<Block> =
+        graph.blocks.into_iter().map(|(b, cond)| Ok(block(b, local(&cond)?))).collect::<Result<_, AnalysisError>>()?;
+    let edges: Vec<Edge> = graph
+        .edges
+        .into_iter()
+        .map(|(from, to, cond)| Ok(Edge { from, to, cond: local(&cond)? }))
+        .collect::<Result<_, AnalysisError>>()?;
     stats.phase("exact");
     Ok(Cdg {
         valid: enc.valid.clone(),
         regular: primal.regular.clone(),
+        factored,
         singular,
         offsets,
         orders,
-        blocks: graph.blocks,
-        edges: graph.edges,
+        blocks,
+        edges,
         space: enc.space,
     })
 }

@@ -16,11 +16,12 @@ pub const NODE_LIMIT: usize = 2_000_000;
 /// MB. Deterministic (a count, not a clock).
 pub const WORK_LIMIT: u64 = 400_000_000;
 
-/// The most BDD nodes the result of a run may hold in all — the CDG's conditions, each
-/// conjoined with the regular modes: 384 MB (12 bytes a node). Every condition of the compressible
-/// building carries its N rooms' invariant (O(N) nodes), so its CDG holds O(N²) nodes:
-/// 18·10^6 at N = 300; N = 1000 would need about 2·10^8 (2.4 GB) and is refused when
-/// the count passes this, before the memory is used. Deterministic (a count).
+/// The most BDD nodes the result of a run may hold in all — the CDG's conditions, local
+/// sets of the regular modes (`cdg.rs`): 384 MB (12 bytes a node). A model is refused when
+/// the count passes this, before the memory is used. As whole BDDs every condition of the
+/// compressible building carried its N rooms' invariant (O(N) nodes), O(N²) in all
+/// (18·10^6 at N = 300, about 2·10^8 at N = 1000); as local sets each reads the rooms it is
+/// about (3·10^4 nodes in all at N = 100). Deterministic (a count).
 pub const HELD_LIMIT: u64 = 32_000_000;
 
 #[derive(Clone, Debug, Default)]
