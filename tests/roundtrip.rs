@@ -414,13 +414,8 @@ fn declaration(e: BoxedStrategy<Expr>) -> impl Strategy<Value = Declaration> {
         prop::option::of(e.clone().prop_map(Box::new)),
         comment(e, false),
     )
-        .prop_map(|(name, dims, modification, condition, comment)| Declaration {
-            name,
-            dims,
-            modification,
-            condition,
-            comment,
-            span: D,
+        .prop_map(|(name, dims, modification, condition, comment)| {
+            Declaration::new(name, dims, modification, condition, comment, D)
         })
 }
 

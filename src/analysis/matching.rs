@@ -107,14 +107,19 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
         return None;
     }
     let (eq_block, var_block, count) = fine_partition(adj, &eq_to_var, &var_to_eq);
+    // What is held from here on is O(n) per array (the matching's peak on a model of 10^5
+    // equations without modes, issue 15): the matching is no longer needed, the groups
+    // and local indices are u32.
+    drop((eq_to_var, var_to_eq));
     // Each block's equations and variables (grouped in one list each: a model of 10^5
     // equations has about as many blocks), with local indices.
     let eqs = Grouped::of(&eq_block, count);
+    drop(eq_block);
     let vars = Grouped::of(&var_block, count);
-    let mut local_var = vec![0usize; n];
+    let mut local_var = vec![0u32; n];
     for b in 0..count {
         for (k, &j) in vars.group(b).iter().enumerate() {
-            local_var[j] = k;
+            local_var[j as usize] = k as u32;
         }
     }
     let mut out = vec![0usize; n];
@@ -124,8 +129,11 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
         let block: Vec<Vec<(usize, i64)>> = rows
             .iter()
             .map(|&i| {
-                let mut row: Vec<(usize, i64)> =
-                    adj[i].iter().filter(|&&(j, _)| var_block[j] == b).map(|&(j, w)| (local_var[j], -w)).collect();
+                let mut row: Vec<(usize, i64)> = adj[i as usize]
+                    .iter()
+                    .filter(|&&(j, _)| var_block[j] == b)
+                    .map(|&(j, w)| (local_var[j] as usize, -w))
+                    .collect();
                 row.sort_unstable();
                 row.dedup_by_key(|e| e.0);
                 row
@@ -133,7 +141,7 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
             .collect();
         let assignment = min_cost_assignment(&block)?;
         for (r, &c) in assignment.iter().enumerate() {
-            out[rows[r]] = vars.group(b)[c];
+            out[rows[r] as usize] = vars.group(b)[c] as usize;
         }
     }
     Some(out)
@@ -168,15 +176,15 @@ fn fine_partition(
 }
 
 /// The indices `0..n` grouped by a label `0..count` (a counting sort), each group in
-/// increasing order.
+/// increasing order (`u32`: n < 2^32, as the model's ids are).
 struct Grouped {
-    start: Vec<usize>,
-    items: Vec<usize>,
+    start: Vec<u32>,
+    items: Vec<u32>,
 }
 
 impl Grouped {
     fn of(label: &[usize], count: usize) -> Grouped {
-        let mut start = vec![0usize; count + 1];
+        let mut start = vec![0u32; count + 1];
         for &b in label {
             start[b + 1] += 1;
         }
@@ -184,16 +192,16 @@ impl Grouped {
             start[b + 1] += start[b];
         }
         let mut next = start.clone();
-        let mut items = vec![0usize; label.len()];
+        let mut items = vec![0u32; label.len()];
         for (i, &b) in label.iter().enumerate() {
-            items[next[b]] = i;
+            items[next[b] as usize] = i as u32;
             next[b] += 1;
         }
         Grouped { start, items }
     }
 
-    fn group(&self, b: usize) -> &[usize] {
-        &self.items[self.start[b]..self.start[b + 1]]
+    fn group(&self, b: usize) -> &[u32] {
+        &self.items[self.start[b] as usize..self.start[b + 1] as usize]
     }
 }
 

@@ -54,10 +54,11 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
                 if d.condition.is_some() {
                     continue;
                 }
-                let Some(m) = d.modification.as_mut() else { continue };
+                let Some(m) = d.parts_mut().and_then(|p| p.modification.as_mut()) else { continue };
                 let Some(value) = m.value.take() else { continue };
                 if m.class_mod.is_none() {
-                    d.modification = None;
+                    d.parts_mut().expect("has a modification").modification = None;
+                    d.shrink();
                 }
                 // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
                 let (name, element) = &names[k];

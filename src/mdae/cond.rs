@@ -10,9 +10,10 @@ pub enum Cond {
     False,
     Mode(ModeId),
     Not(Box<Cond>),
-    /// (boxed slices: a condition is 24 bytes, one per incidence entry of the model)
-    And(Box<[Cond]>),
-    Or(Box<[Cond]>),
+    /// (a boxed `Vec`, a thin pointer: a condition is 16 bytes, one per incidence entry
+    /// of the model, and an entry 24)
+    And(Box<Vec<Cond>>),
+    Or(Box<Vec<Cond>>),
 }
 
 impl Cond {
@@ -56,15 +57,16 @@ impl Cond {
 
     /// The operands of `x op y`, splicing in those of an operand that is itself `op`
     /// (`operands` returns them, or gives the condition back).
-    fn flatten(x: Cond, y: Cond, operands: fn(Cond) -> Result<Box<[Cond]>, Cond>) -> Box<[Cond]> {
+    fn flatten(x: Cond, y: Cond, operands: fn(Cond) -> Result<Box<Vec<Cond>>, Cond>) -> Box<Vec<Cond>> {
         let mut out = Vec::new();
         for c in [x, y] {
             match operands(c) {
-                Ok(v) => out.extend(v),
+                Ok(v) => out.extend(*v),
                 Err(c) => out.push(c),
             }
         }
-        out.into_boxed_slice()
+        out.shrink_to_fit();
+        Box::new(out)
     }
 
     /// Evaluates under an assignment of every mode.

@@ -107,6 +107,7 @@ fn lower_equations<'d>(
     for v in &model.vars {
         l.declare(v);
     }
+    l.out.vars.shrink_to_fit(); // held to the end of the job: not the doubling's slack
     let declared = |n: &str| model.index.contains_key(n);
     let names =
         domains::Names { integers: &l.integers, enumerations: &l.enumerations, declared: &declared, env: &l.env };

@@ -142,7 +142,10 @@ impl<'a> Source<'a> {
             let mut decls = c.declarations.to_vec();
             for d in &mut decls {
                 if !names.is_empty() && names.contains(declared_name(d).as_str()) {
-                    d.modification = without(d.modification.take(), "fixed");
+                    if let Some(p) = d.parts_mut() {
+                        p.modification = without(p.modification.take(), "fixed");
+                        d.shrink();
+                    }
                 }
             }
             c.declarations = decls.into();
@@ -174,14 +177,14 @@ impl<'a> Source<'a> {
         let modification =
             class_mod.map(|cm| Box::new(Modification { class_mod: Some(cm), value: None, span: Span::DUMMY }));
         let ident = Ident { text: text(n), span: Span::DUMMY };
-        let decl = Declaration {
-            name: ComponentRef { parts: vec![RefPart { ident, subscripts: Box::new([]) }].into(), span: Span::DUMMY },
-            dims: Box::new([]),
+        let decl = Declaration::new(
+            ComponentRef { parts: vec![RefPart { ident, subscripts: Box::new([]) }].into(), span: Span::DUMMY },
+            Box::new([]),
             modification,
-            condition: None,
-            comment: Comment::default(),
-            span: Span::DUMMY,
-        };
+            None,
+            Comment::default(),
+            Span::DUMMY,
+        );
         Element::Component(Component {
             prefixes: Prefixes::new(),
             type_spec: TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),

@@ -190,6 +190,7 @@ fn element(e: &mut Element, f: F) {
             for d in &mut c.declarations {
                 f.span(&mut d.span);
                 cref(&mut d.name, f);
+                let Some(d) = d.parts_mut() else { continue };
                 subs(&mut d.dims, f);
                 if let Some(m) = &mut d.modification {
                     modification(m, f);

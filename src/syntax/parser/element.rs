@@ -210,7 +210,7 @@ impl<'s> Parser<'s> {
         };
         let (i, comment) = self.comment(i)?;
         let span = self.span_from(start, i);
-        Ok((i, Declaration { name, dims, modification, condition, comment, span }))
+        Ok((i, Declaration::new(name, dims, modification, condition, comment, span)))
     }
 
     /// `(…) [= e]`, `= e` or `:= e`, if present.
