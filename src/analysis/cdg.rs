@@ -39,9 +39,15 @@ impl Cdg {
         self.factored.exact(c)
     }
 
-    /// A condition as short Modelica text (the invalid modes are don't-cares).
+    /// A condition as short Modelica text (the invalid modes are don't-cares): from the
+    /// local set when the valid modes are the regular ones (the same condition: `local.rs`),
+    /// else from the whole set.
     pub fn text(&self, c: &Local) -> String {
-        self.space.text(&self.bdd(c), &self.valid)
+        if self.regular != self.valid {
+            return self.space.text(&self.bdd(c), &self.valid);
+        }
+        let cond = self.space.to_cond_local(c, &self.factored.all(), &self.factored);
+        cond.to_modelica(&|m| self.space.names[m.index()].clone())
     }
 }
 

@@ -18,7 +18,7 @@ pub(crate) fn kept_whole(plan: &Plan, e: EqId) -> bool {
 /// Refuses a rewrite that would change a block kept whole or a read kept as written.
 pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
     for (b, block) in plan.cdg.blocks.iter().enumerate() {
-        let cond = plan.cond(plan.block_cond[b]).clone();
+        let cond = plan.cond(plan.block_cond[b]);
         for &(e, k) in &block.eqs {
             let Some(how) = plan.mdae.as_written.get(&e) else { continue };
             let eq = plan.mdae.eq(e);
@@ -39,7 +39,7 @@ pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
                 if k > 0 {
                     return refuse(format!("it must be differentiated {k} time(s), and it is kept whole"));
                 }
-                if cond != plan.care {
+                if *cond != *plan.care {
                     return refuse(format!("it is solved only when {}, and it is kept whole", plan.cond_text(&cond)));
                 }
                 if let Some(&(u, _)) =

@@ -32,6 +32,7 @@ use crate::mdae::VarId;
 use crate::syntax::ast::{EquationKind, Expr};
 use biodivine_lib_bdd::Bdd;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// INIT: the state replicates ρ^0 of varying variables, which take the source's
 /// `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
@@ -67,7 +68,7 @@ pub(crate) struct InitConsistency {
 /// and the states it can absorb.
 struct Entry {
     label: String,
-    region: Bdd,
+    region: Rc<Bdd>,
     everywhere: bool,
     equation: crate::syntax::ast::Equation,
     candidates: Vec<State>,
@@ -95,7 +96,7 @@ pub(crate) fn init_consistency(
         let top = live.iter().map(|x| x.0).max().unwrap_or(0);
         for j in 0..top {
             let region = live.iter().filter(|(c, _)| *c > j).fold(plan.cdg.space.mk_false(), |acc, (_, m)| acc.or(m));
-            let everywhere = region == plan.care;
+            let everywhere = region == *plan.care;
             let eq = plan.mdae.eq(e);
             let label = format!("{}{}", eq.id, "'".repeat(j as usize));
             let (l, r) = sides_under(plan, &eq.body, &region);
@@ -111,7 +112,8 @@ pub(crate) fn init_consistency(
             };
             let condition = super::guards::names_in(&at_time_zero(&plan.cond_expr(&region), at_start));
             let candidates = states_in(plan, src, user, &condition, &region, &dl, &dr);
-            entries.push(Entry { label, region, everywhere, equation, candidates });
+            // The plan's copy of the region (numbered above), not one more.
+            entries.push(Entry { label, region: plan.cond_rc(region_c), everywhere, equation, candidates });
         }
     }
     let absorbed = absorb(&entries);

@@ -42,20 +42,22 @@ pub(crate) enum Role {
 pub(crate) struct Mux {
     pub target: String,
     pub comment: String,
-    pub branches: Vec<(Bdd, Expr)>,
+    pub branches: Vec<(Rc<Bdd>, Expr)>,
     /// The modes in which the target is read: conditions are minimised on them.
-    pub care: Bdd,
+    pub care: Rc<Bdd>,
 }
 
 pub(crate) struct Plan<'a> {
     pub mdae: &'a Mdae<'a>,
     pub cdg: &'a Cdg,
     /// The regular modes: every condition is read on this set.
-    pub care: Bdd,
+    pub care: Rc<Bdd>,
     /// The regular modes in factors: conditions as local sets (`analysis::local`).
     pub factored: Rc<Factored>,
-    /// Condition numbers: `conds[n - 1]`; blocks' conditions first, by first block.
-    pub conds: Vec<Bdd>,
+    /// Condition numbers: `conds[n - 1]`; blocks' conditions first, by first block. Each
+    /// condition is held once (O(N) nodes on the building), shared by `numbers` and by the
+    /// multiplexers and entries that use it ([`Plan::cond_rc`]).
+    pub conds: Vec<Rc<Bdd>>,
     /// Per CDG block, its condition number.
     pub block_cond: Vec<usize>,
     /// The writing units: per part, its CDG block and its condition number. Part p is
@@ -79,7 +81,7 @@ pub(crate) struct Plan<'a> {
     muxed: BTreeMap<String, ()>,
     /// Condition → its number: the blocks' conditions, then those numbered later (an
     /// index instead of a scan of every condition per lookup; never iterated).
-    numbers: FxHashMap<Bdd, usize>,
+    numbers: FxHashMap<Rc<Bdd>, usize>,
     /// The names each multiplexer's right-hand side reads, by target, for the first
     /// `mux_deps_done` multiplexers ([`Plan::mux_deps`]).
     mux_deps: BTreeMap<String, BTreeSet<String>>,
@@ -102,12 +104,12 @@ fn primed(name: &str, order: u32) -> String {
 
 impl<'a> Plan<'a> {
     pub(crate) fn new(mdae: &'a Mdae, cdg: &'a Cdg, namer: Namer) -> Plan<'a> {
-        let care = cdg.regular.clone();
-        let mut conds: Vec<Bdd> = Vec::new();
+        let care = Rc::new(cdg.regular.clone());
+        let mut conds: Vec<Rc<Bdd>> = Vec::new();
         let mut block_cond = Vec::new();
-        let mut numbers: FxHashMap<Bdd, usize> = FxHashMap::default();
+        let mut numbers: FxHashMap<Rc<Bdd>, usize> = FxHashMap::default();
         for b in &cdg.blocks {
-            let c = cdg.bdd(&b.cond);
+            let c = Rc::new(cdg.bdd(&b.cond));
             let n = *numbers.entry(c).or_insert_with_key(|c| {
                 conds.push(c.clone());
                 conds.len()
@@ -159,7 +161,8 @@ impl<'a> Plan<'a> {
     /// Renumbers conditions so that condition n is the one of block n when block n is
     /// the first with it (gaps are fine: names only need to be unique).
     fn renumber(&mut self, first_block: &[usize]) {
-        let mut conds = vec![self.care.not(); self.cdg.blocks.len()];
+        // The gaps share one set (no number refers to them).
+        let mut conds = vec![Rc::new(self.care.not()); self.cdg.blocks.len()];
         for (k, c) in self.conds.iter().enumerate() {
             conds[first_block[k] - 1] = c.clone();
         }
@@ -203,7 +206,7 @@ impl<'a> Plan<'a> {
         if let Some(&k) = self.numbers.get(c) {
             return k;
         }
-        let c = c.and(&self.care);
+        let c = Rc::new(c.and(&self.care));
         if let Some(&k) = self.numbers.get(&c) {
             return k;
         }
@@ -285,6 +288,11 @@ impl<'a> Plan<'a> {
         &self.conds[n - 1]
     }
 
+    /// Condition number `n`, shared (not a copy).
+    pub(crate) fn cond_rc(&self, n: usize) -> Rc<Bdd> {
+        self.conds[n - 1].clone()
+    }
+
     /// Short Modelica text of a condition (invalid and singular modes are don't-cares).
     pub(crate) fn cond_text(&self, c: &Bdd) -> String {
         self.short(c).to_modelica(&|m| self.cdg.space.names[m.index()].clone())
@@ -344,7 +352,7 @@ impl<'a> Plan<'a> {
             // Defined by a multiplexer over every writer that integrates into u^(i).
             let branches = self.def(u, i, &self.care.clone()).into_iter().map(|(c, _)| c).collect::<Vec<_>>();
             let branches =
-                branches.into_iter().map(|b| (self.cond(self.part_cond[b]).clone(), self.written(b, u, i))).collect();
+                branches.into_iter().map(|b| (self.cond_rc(self.part_cond[b]), self.written(b, u, i))).collect();
             let comment = format!("{} by mode", primed(self.var_name(u), i));
             self.muxes.push(Mux { target: n.clone(), comment, branches, care: self.care.clone() });
         }
@@ -380,7 +388,7 @@ impl<'a> Plan<'a> {
     /// Def_c(u, i): parts writing u at an order ≥ i whose condition meets `c`.
     pub(crate) fn def(&self, u: VarId, i: u32, c: &Bdd) -> Vec<(usize, u32)> {
         let writers = self.writers[u.index()].iter().copied().filter(|&(_, k)| k >= i);
-        if c == &self.care {
+        if c == &*self.care {
             return writers.filter(|&(b, _)| !self.cond(self.part_cond[b]).is_false()).collect();
         }
         let c = self.local(c);
@@ -432,7 +440,7 @@ impl<'a> Plan<'a> {
 
     /// u^(i) as read under condition number `c` (see the module header).
     pub(crate) fn read(&mut self, u: VarId, i: u32, c: usize) -> Expr {
-        let cond = self.cond(c).clone();
+        let cond = self.cond_rc(c);
         if self.roles[u.index()] != Role::Varying && !self.leading_in(u, i, &cond) {
             return self.source(u, i);
         }
@@ -445,8 +453,7 @@ impl<'a> Plan<'a> {
         }
         let n = self.replica(u, i, c);
         if self.muxed.insert(n.clone(), ()).is_none() {
-            let branches =
-                def.iter().map(|&(b, _)| (self.cond(self.part_cond[b]).clone(), self.written(b, u, i))).collect();
+            let branches = def.iter().map(|&(b, _)| (self.cond_rc(self.part_cond[b]), self.written(b, u, i))).collect();
             let comment = format!("{} if {}", primed(self.var_name(u), i), self.cond_text(&cond));
             self.muxes.push(Mux { target: n.clone(), comment, branches, care: cond });
         }
@@ -456,8 +463,9 @@ impl<'a> Plan<'a> {
     /// `case(branches)`: `if c1 then e1 elseif … else en`. The branch with the longest
     /// condition is the default; each condition is written shortest given the
     /// branches before it (Figure 15: `if bh then x_p_6 else if bl then x_p_4 else x_p_7`).
-    pub(crate) fn case(&self, branches: &[(Bdd, Expr)], care: &Bdd) -> Expr {
-        let mut sorted: Vec<(usize, &(Bdd, Expr))> = branches.iter().map(|b| (self.cond_text(&b.0).len(), b)).collect();
+    pub(crate) fn case(&self, branches: &[(Rc<Bdd>, Expr)], care: &Bdd) -> Expr {
+        let mut sorted: Vec<(usize, &(Rc<Bdd>, Expr))> =
+            branches.iter().map(|b| (self.cond_text(&b.0).len(), b)).collect();
         sorted.sort_by_key(|x| x.0);
         let Some(((_, last), rest)) = sorted.split_last() else { return number("0") };
         let mut care = self.local(care);

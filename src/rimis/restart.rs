@@ -61,7 +61,7 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
                 continue;
             }
             let region = plan.cdg.bdd(modes);
-            if region.is_false() || region == plan.care {
+            if region.is_false() || region == *plan.care {
                 continue;
             }
             // The entries into `region`: (changed variables, the values they have before

@@ -15,6 +15,7 @@ use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
 use biodivine_lib_bdd::Bdd;
 use std::borrow::Cow;
+use std::rc::Rc;
 
 /// π_q: partial evaluation of an expression's if-conditions under the modes `q` and, for a
 /// nested condition, the enclosing ones (`if p then (if p or r then a else b) else c` is
@@ -91,7 +92,7 @@ pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr
 pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
     let block = &plan.cdg.blocks[plan.part_block[b]];
     let cnum = plan.part_cond[b];
-    let cond = plan.cond(cnum).clone();
+    let cond = plan.cond_rc(cnum);
     let local = plan.local(&cond);
     let mut eqs = Vec::new();
     for &(e, k) in &block.eqs {
@@ -151,7 +152,7 @@ fn part_label(plan: &Plan, p: usize) -> String {
         [_] => format!("Block {}. {label}", b + 1),
         parts => {
             let j = parts.iter().position(|&q| q == p).map_or(0, |j| j + 1);
-            let cond = plan.cond_text(&plan.cond(plan.part_cond[p]).clone());
+            let cond = plan.cond_text(plan.cond(plan.part_cond[p]));
             format!("Block {}, part {j} of {}. {label}; this part when {cond}", b + 1, parts.len())
         }
     }
@@ -298,8 +299,8 @@ pub(crate) fn multi_sources(plan: &mut Plan) -> Vec<Item> {
         };
         let target = plan.source(u, top);
         let writers = plan.writers[u.index()].clone();
-        let branches: Vec<(Bdd, Expr)> =
-            writers.iter().map(|&(b, _)| (plan.cond(plan.part_cond[b]).clone(), plan.written(b, u, top))).collect();
+        let branches: Vec<(Rc<Bdd>, Expr)> =
+            writers.iter().map(|&(b, _)| (plan.cond_rc(plan.part_cond[b]), plan.written(b, u, top))).collect();
         out.push(Item::new(simple(target, plan.case(&branches, &plan.care))));
     }
     out
@@ -359,12 +360,12 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
             continue;
         }
         for (b, k) in plan.writers[u.index()].clone() {
-            let mode = plan.cond(plan.part_cond[b]).clone();
+            let mode = plan.cond_rc(plan.part_cond[b]);
             let mut body = Vec::new();
             for i in 0..k {
                 let target = plan.written(b, u, i);
                 let restart = restarts.iter().find(|(r, n, _)| {
-                    r.and(&plan.care) == mode && matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n)
+                    r.and(&plan.care) == *mode && matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n)
                 });
                 let value = match restart {
                     Some((_, _, v)) => v.clone(),
