@@ -427,7 +427,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 self.compare(*op, &xs[0], &xs[1]).unwrap_or(Cond::False)
             }
             _ if no_events => {
-                let args = FunctionArgs::List { positional: vec![e.clone()].into(), named: Box::new([]) };
+                let args = FunctionArgs::List { positional: vec![e.clone()].into(), named: ThinList::default() };
                 let call = Call { function: Ident { text: text("noEvent"), span: e.span }, args };
                 self.atom(&Expr { kind: ExprKind::Call(Box::new(call)), span: e.span })
             }
