@@ -211,7 +211,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
 
     /// One residual per row of a block, each reading all of the block's unknowns.
     fn block(&mut self, b: &Block) {
-        let incidence: Vec<Incidence> = b
+        let incidence: Box<[Incidence]> = b
             .unknowns
             .iter()
             .filter_map(|&(k, order)| match self.kind(&self.flat.vars[k].name) {
