@@ -160,7 +160,7 @@ fn random_mdae(r: &mut Rng) -> Mdae<'static> {
             line: i as u32 + 1,
             span: Span::new(0, 1),
             active: Cond::True,
-            incidence,
+            incidence: incidence.into(),
             body: Body::Simple { lhs: Cow::Owned(zero.clone()), rhs: Cow::Owned(zero.clone()) },
         });
     }

@@ -209,7 +209,7 @@ fn call(e: BoxedStrategy<Expr>) -> impl Strategy<Value = Call> {
     let args = prop_oneof![
         4 => (prop::collection::vec(e.clone(), 0..4), named).prop_map(|(p, n)| FunctionArgs::List {
             positional: p.into(),
-            named: n.into_boxed_slice()
+            named: n.into()
         }),
         1 => (e.clone(), for_indices(e)).prop_map(|(expr, indices)| {
             FunctionArgs::Comprehension(Box::new(Comprehension { expr, indices }))
@@ -438,7 +438,7 @@ fn component(e: BoxedStrategy<Expr>) -> impl Strategy<Value = Component> {
             prefixes,
             type_spec,
             type_mod,
-            type_dims,
+            type_dims: type_dims.into(),
             declarations: decls.into(),
             span: D,
         })

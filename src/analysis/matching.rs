@@ -92,6 +92,9 @@ pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<O
             }
         }
     }
+    // The search's arrays freed before the answer is built beside the matching (the peak
+    // of the main job on a model without modes is in this matching: issue 15).
+    drop((layer, next, queue));
     let opt = |x: usize| (x != FREE).then_some(x);
     (eq_to_var.into_iter().map(opt).collect(), var_to_eq.into_iter().map(opt).collect())
 }

@@ -194,7 +194,7 @@ fn apply(f: &Ident, npos: usize, names: &[Ident], args: Vec<Val>, e: &Expr) -> R
                 _ => return Err(format!("`{}` of a record", f.text.as_str())),
             }
         }
-        let named: Box<[NamedArg]> =
+        let named: crate::syntax::ast::ThinList<NamedArg> =
             names.iter().zip(scalars.split_off(npos)).map(|(n, v)| NamedArg { name: n.clone(), value: v }).collect();
         let call = Call { function: f.clone(), args: FunctionArgs::List { positional: scalars.into(), named } };
         return Ok(Val::Scalar(Expr::new(ExprKind::Call(Box::new(call)), e.span)));
@@ -429,7 +429,7 @@ fn bin(op: BinOp, a: &Expr, b: &Expr, at: &Expr) -> Expr {
 fn call(f: &str, args: Vec<Expr>, at: &Expr) -> Expr {
     let call = Call {
         function: Ident { text: text(f), span: at.span },
-        args: FunctionArgs::List { positional: args.into(), named: Box::new([]) },
+        args: FunctionArgs::List { positional: args.into(), named: Default::default() },
     };
     Expr::new(ExprKind::Call(Box::new(call)), at.span)
 }

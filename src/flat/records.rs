@@ -129,7 +129,7 @@ pub(super) fn with_record_arguments(x: &mut Expander, c: &Call) -> Res<Option<Ca
     if !changed {
         return Ok(None);
     }
-    let args = FunctionArgs::List { positional: new_positional.into(), named: new_named.into_boxed_slice() };
+    let args = FunctionArgs::List { positional: new_positional.into(), named: new_named.into() };
     Ok(Some(Call { function: c.function.clone(), args }))
 }
 
@@ -190,7 +190,7 @@ fn constructor(classes: &Classes, ty: &str, v: &Val) -> Option<Expr> {
                 };
                 named.push(NamedArg { name: Ident { text: text(name), span: Span::DUMMY }, value });
             }
-            let args = FunctionArgs::List { positional: Vec::new().into(), named: named.into_boxed_slice() };
+            let args = FunctionArgs::List { positional: Vec::new().into(), named: named.into() };
             let call = Call { function: Ident { text: text(ty), span: Span::DUMMY }, args };
             Some(Expr::new(ExprKind::Call(Box::new(call)), Span::DUMMY))
         }

@@ -143,7 +143,7 @@ impl Lowering<'_, '_> {
 
 /// Merges entries with the same variable and order (their conditions are or-ed), keeping
 /// the order of first appearance.
-pub(super) fn merge(entries: Vec<Incidence>) -> Vec<Incidence> {
+pub(super) fn merge(entries: Vec<Incidence>) -> Box<[Incidence]> {
     let mut out: Vec<Incidence> = Vec::new();
     for e in entries {
         match out.iter_mut().find(|o| o.var == e.var && o.order == e.order) {
@@ -151,6 +151,5 @@ pub(super) fn merge(entries: Vec<Incidence>) -> Vec<Incidence> {
             None => out.push(e),
         }
     }
-    out.shrink_to_fit(); // kept for the model's lifetime: a few entries, not room for four
-    out
+    out.into_boxed_slice() // kept for the model's lifetime: a few entries, not room for four
 }

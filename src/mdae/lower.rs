@@ -211,7 +211,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
 
     /// One residual per row of a block, each reading all of the block's unknowns.
     fn block(&mut self, b: &Block) {
-        let incidence: Vec<Incidence> = b
+        let incidence: Box<[Incidence]> = b
             .unknowns
             .iter()
             .filter_map(|&(k, order)| match self.kind(&self.flat.vars[k].name) {
@@ -427,7 +427,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 self.compare(*op, &xs[0], &xs[1]).unwrap_or(Cond::False)
             }
             _ if no_events => {
-                let args = FunctionArgs::List { positional: vec![e.clone()].into(), named: Box::new([]) };
+                let args = FunctionArgs::List { positional: vec![e.clone()].into(), named: ThinList::default() };
                 let call = Call { function: Ident { text: text("noEvent"), span: e.span }, args };
                 self.atom(&Expr { kind: ExprKind::Call(Box::new(call)), span: e.span })
             }

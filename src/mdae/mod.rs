@@ -156,8 +156,9 @@ pub struct Equation<'a> {
     pub span: Span,
     /// χ_I: the modes in which the equation is active (always `true` for Modelica input).
     pub active: Cond,
-    /// Guarded incidence: σ(m, e, v) = max order over the entries for v whose `when` holds in m.
-    pub incidence: Vec<Incidence>,
+    /// Guarded incidence: σ(m, e, v) = max order over the entries for v whose `when` holds in m
+    /// (exact length, fixed once lowered).
+    pub incidence: Box<[Incidence]>,
     pub body: Body<'a>,
 }
 

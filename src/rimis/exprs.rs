@@ -29,7 +29,7 @@ pub(crate) fn boolean(b: bool) -> Expr {
 }
 
 pub(crate) fn call(f: &str, args: Vec<Expr>) -> Expr {
-    let args = FunctionArgs::List { positional: args.into(), named: Box::new([]) };
+    let args = FunctionArgs::List { positional: args.into(), named: Default::default() };
     let c = Call { function: Ident { text: text(f), span: Span::DUMMY }, args };
     Expr { kind: ExprKind::Call(Box::new(c)), span: Span::DUMMY }
 }

@@ -189,7 +189,7 @@ impl<'a> Source<'a> {
             prefixes: Prefixes::new(),
             type_spec: TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
             type_mod: None,
-            type_dims: Box::new([]),
+            type_dims: Default::default(),
             declarations: vec![decl].into(),
             span: Span::DUMMY,
         })

@@ -17,7 +17,7 @@
 //! ([`Text`], 8 bytes).
 //! Node sizes are pinned by a test in `tests/parser.rs`.
 
-pub use super::small_list::SmallList;
+pub use super::small_list::{SmallList, ThinList};
 use super::span::Span;
 
 /// Identifier, literal and string text, interned process-wide: an 8-byte handle
@@ -347,8 +347,8 @@ pub struct Component {
     /// A modification on the type, as omc prints record-constructor inputs:
     /// `input Real(unit = "rad/s")[3] w;` (not standard Modelica; kept as printed).
     pub type_mod: Option<Box<ClassMod>>,
-    /// Dimensions written on the type: `Real[3] x`.
-    pub type_dims: Box<[Subscript]>,
+    /// Dimensions written on the type: `Real[3] x` (usually none: 8 bytes).
+    pub type_dims: ThinList<Subscript>,
     /// Almost always one (`Real x, y;` is rare in flat models): stored inline then.
     pub declarations: SmallList<Declaration>,
     pub span: Span,
@@ -691,7 +691,8 @@ pub enum FunctionArgs {
     List {
         /// One argument (`der(x)`, `sin(t)`) is stored inline.
         positional: SmallList<Expr>,
-        named: Box<[NamedArg]>,
+        /// Usually none: 8 bytes.
+        named: ThinList<NamedArg>,
     },
     /// A reduction: `sum(e for i in 1:n)`, `array(e for $i in 1:m)`.
     Comprehension(Box<Comprehension>),

@@ -107,7 +107,7 @@ pub(crate) fn boolean(b: bool) -> Expr {
 /// `f(args)` with positional arguments.
 pub(crate) fn call(f: &str, args: Vec<Expr>) -> Expr {
     let function = Ident { text: text(f), span: Span::default() };
-    let args = FunctionArgs::List { positional: args.into(), named: Box::new([]) };
+    let args = FunctionArgs::List { positional: args.into(), named: ThinList::default() };
     Expr::new(ExprKind::Call(Box::new(Call { function, args })), Span::default())
 }
 

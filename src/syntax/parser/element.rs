@@ -109,6 +109,7 @@ impl<'s> Parser<'s> {
         let (i, type_mod) = self.opt_class_mod(i)?;
         let type_mod = type_mod.map(Box::new);
         let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Box::default()) };
+        let type_dims = type_dims.into();
         let (i, declarations) = self.comma_list(i, |i| self.declaration(i))?;
         let declarations = declarations.into();
         let span = self.span_from(start, i);

@@ -184,7 +184,7 @@ impl<'s> Parser<'s> {
         let (mut i, _) = self.sym(i, "(")?;
         let (mut positional, mut named, mut h) = (Vec::new(), Vec::new(), 0);
         if let Ok((r, _)) = self.sym(i, ")") {
-            return Ok((r, (FunctionArgs::List { positional: SmallList::default(), named: Box::default() }, 0)));
+            return Ok((r, (FunctionArgs::List { positional: SmallList::default(), named: ThinList::default() }, 0)));
         }
         loop {
             if let Some((r, name)) = self.named_arg_start(i)? {
@@ -214,7 +214,7 @@ impl<'s> Parser<'s> {
         }
         let (i, _) = self.expect_sym(i, ")")?;
         let positional = positional.into();
-        Ok((i, (FunctionArgs::List { positional, named: named.into_boxed_slice() }, h)))
+        Ok((i, (FunctionArgs::List { positional, named: named.into() }, h)))
     }
 
     /// `name =` (not `==`) at the start of a named argument.
