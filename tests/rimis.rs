@@ -31,8 +31,6 @@ fn transform(name: &str, text: &str) -> Result<(String, Vec<String>), DriverErro
     driver::rimis(&SourceFile::new(name, text), Strategy::Auto)
 }
 
-/// The union Σ-matrix of a model: every incidence, whatever its mode.
-
 /// Checks the §4.2 guarantee on `out`, the RIMIS of a model whose CDG has `n_blocks`
 /// blocks. Returns a description of the first violation. A pass-through output (the
 /// input unchanged) need only re-parse and be nonsingular: its structure is one mode's.
