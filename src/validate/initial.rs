@@ -21,9 +21,10 @@ use std::collections::BTreeMap;
 const SHOWN: usize = 10;
 
 pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
-    // Without initial equations the initial system is the model's equations: if they have
-    // a perfect matching (below), none is left over; if not, no check.
-    if system.initial.is_empty() || !index_at_most_one(system, scope.decls.len()) {
+    // Also run without initial equations, where nothing can be left over: skipping it
+    // lowered no peak of the job on a chain of 10^5 equations (the lowering's is as high)
+    // and raised the CLI's max RSS by 10 MB (measured, glibc; issue 15).
+    if !index_at_most_one(system, scope.decls.len()) {
         return None;
     }
     let rows: Vec<&Row> = system.equations.iter().chain(system.initial.iter()).collect();
