@@ -361,7 +361,7 @@ fn node_sizes_stay_small() {
     use std::mem::size_of;
     assert_eq!(size_of::<Expr>(), 24);
     assert_eq!(size_of::<Ident>(), 16);
-    assert!(size_of::<Equation>() <= 80, "{}", size_of::<Equation>());
+    assert!(size_of::<Equation>() <= 72, "{}", size_of::<Equation>());
     assert!(size_of::<Call>() <= 48, "{}", size_of::<Call>());
     assert!(size_of::<Declaration>() <= 56, "{}", size_of::<Declaration>());
     // A component clause holds its (usually single) declaration inline.

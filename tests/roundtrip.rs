@@ -309,9 +309,9 @@ fn comment(e: BoxedStrategy<Expr>, non_empty: bool) -> impl Strategy<Value = Com
 
 // ---------------------------------------------------------------- equations, statements
 
-fn label() -> impl Strategy<Value = Option<Box<Ident>>> {
+fn label() -> impl Strategy<Value = Option<Ident>> {
     prop::option::of("[a-zA-Z_][a-zA-Z0-9_]{0,3}".prop_filter("keyword", |s| !KEYWORDS.contains(&s.as_str())))
-        .prop_map(|l| l.map(|l| Box::new(ident(&l))))
+        .prop_map(|l| l.map(|l| ident(&l)))
 }
 
 fn equation(e: BoxedStrategy<Expr>) -> BoxedStrategy<Equation> {
@@ -322,8 +322,8 @@ fn equation(e: BoxedStrategy<Expr>) -> BoxedStrategy<Equation> {
     ];
     let e2 = e.clone();
     let kind = leaf_kind.prop_recursive(3, 12, 3, move |inner_kind| {
-        let eq = (label(), inner_kind, prop::option::of(comment(e2.clone(), true).prop_map(Box::new)))
-            .prop_map(|(label, kind, comment)| Equation { label, kind, comment, span: D });
+        let eq = (label(), inner_kind, prop::option::of(comment(e2.clone(), true)))
+            .prop_map(|(label, kind, comment)| Equation::new(label, kind, comment, D));
         let body = prop::collection::vec(eq, 0..3).boxed();
         let branches = prop::collection::vec((e2.clone(), body.clone()), 1..3).boxed();
         prop_oneof![
@@ -333,8 +333,8 @@ fn equation(e: BoxedStrategy<Expr>) -> BoxedStrategy<Equation> {
             branches.prop_map(|branches| EquationKind::When { branches }),
         ]
     });
-    (label(), kind, prop::option::of(comment(e, true).prop_map(Box::new)))
-        .prop_map(|(label, kind, comment)| Equation { label, kind, comment, span: D })
+    (label(), kind, prop::option::of(comment(e, true)))
+        .prop_map(|(label, kind, comment)| Equation::new(label, kind, comment, D))
         .boxed()
 }
 

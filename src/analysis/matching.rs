@@ -19,39 +19,49 @@ pub type Graph = Vec<Vec<(usize, i64)>>;
 /// callers' results (the Dulmage–Mendelsohn parts, the fine blocks, the Σ-method's offsets
 /// and blocks) are the same for every one.
 pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
-    const FREE: usize = usize::MAX;
+    let (eq_to_var, var_to_eq) = hopcroft_karp(adj, n_var);
+    let opt = |x: u32| (x != FREE).then_some(x as usize);
+    (eq_to_var.into_iter().map(opt).collect(), var_to_eq.into_iter().map(opt).collect())
+}
+
+/// No equation or variable (a `u32` index).
+const FREE: u32 = u32::MAX;
+
+/// [`maximum_matching`] as `u32` indices, [`FREE`] where unmatched (the matching of a
+/// model of 10^5 equations without modes is at the main job's peak: issue 15).
+fn hopcroft_karp(adj: &Graph, n_var: usize) -> (Vec<u32>, Vec<u32>) {
     let n_eq = adj.len();
     let mut eq_to_var = vec![FREE; n_eq];
     let mut var_to_eq = vec![FREE; n_var];
     // Greedy start: each equation takes its first free variable.
     for (i, row) in adj.iter().enumerate() {
         if let Some(&(j, _)) = row.iter().find(|&&(j, _)| var_to_eq[j] == FREE) {
-            eq_to_var[i] = j;
-            var_to_eq[j] = i;
+            eq_to_var[i] = j as u32;
+            var_to_eq[j] = i as u32;
         }
     }
-    let mut layer = vec![0usize; n_eq];
-    let mut next = vec![0usize; n_eq];
-    let mut queue = Vec::with_capacity(n_eq);
+    let mut layer = vec![0u32; n_eq];
+    let mut next = vec![0u32; n_eq];
+    let mut queue: Vec<u32> = Vec::with_capacity(n_eq);
     loop {
         // BFS from the free equations: layer of every equation on a shortest alternating path.
         queue.clear();
         for i in 0..n_eq {
             layer[i] = if eq_to_var[i] == FREE { 0 } else { FREE };
             if eq_to_var[i] == FREE {
-                queue.push(i);
+                queue.push(i as u32);
             }
         }
         let mut found = false;
         let mut head = 0;
         while head < queue.len() {
-            let i = queue[head];
+            let i = queue[head] as usize;
             head += 1;
             for &(j, _) in &adj[i] {
                 match var_to_eq[j] {
                     FREE => found = true,
-                    k if layer[k] == FREE => {
-                        layer[k] = layer[i] + 1;
+                    k if layer[k as usize] == FREE => {
+                        layer[k as usize] = layer[i] + 1;
                         queue.push(k);
                     }
                     _ => {}
@@ -70,7 +80,7 @@ pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<O
             }
             let mut stack = vec![s];
             while let Some(&i) = stack.last() {
-                let Some(&(j, _)) = adj[i].get(next[i]) else {
+                let Some(&(j, _)) = adj[i].get(next[i] as usize) else {
                     layer[i] = FREE; // dead end for this phase
                     stack.pop();
                     continue;
@@ -80,12 +90,13 @@ pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<O
                 if k == FREE {
                     // Augment along the stack: each equation takes the variable it tried last.
                     for &e in stack.iter().rev() {
-                        let v = adj[e][next[e] - 1].0;
-                        var_to_eq[v] = e;
-                        eq_to_var[e] = v;
+                        let v = adj[e][next[e] as usize - 1].0;
+                        var_to_eq[v] = e as u32;
+                        eq_to_var[e] = v as u32;
                     }
                     break;
                 }
+                let k = k as usize;
                 if layer[k] != FREE && layer[k] == layer[i] + 1 {
                     stack.push(k);
                 }
@@ -95,8 +106,7 @@ pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<O
     // The search's arrays freed before the answer is built beside the matching (the peak
     // of the main job on a model without modes is in this matching: issue 15).
     drop((layer, next, queue));
-    let opt = |x: usize| (x != FREE).then_some(x);
-    (eq_to_var.into_iter().map(opt).collect(), var_to_eq.into_iter().map(opt).collect())
+    (eq_to_var, var_to_eq)
 }
 
 /// A maximum-weight perfect matching of a square graph (`n_var == adj.len()`), as
@@ -105,8 +115,8 @@ pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<O
 /// so the optimum is the union of every block's own optimum.
 pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
     let n = adj.len();
-    let (eq_to_var, var_to_eq) = maximum_matching(adj, n);
-    if eq_to_var.iter().any(Option::is_none) {
+    let (eq_to_var, var_to_eq) = hopcroft_karp(adj, n);
+    if eq_to_var.contains(&FREE) {
         return None;
     }
     let (eq_block, var_block, count) = fine_partition(adj, &eq_to_var, &var_to_eq);
@@ -134,7 +144,7 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
             .map(|&i| {
                 let mut row: Vec<(usize, i64)> = adj[i as usize]
                     .iter()
-                    .filter(|&&(j, _)| var_block[j] == b)
+                    .filter(|&&(j, _)| var_block[j] as usize == b)
                     .map(|&(j, w)| (local_var[j] as usize, -w))
                     .collect();
                 row.sort_unstable();
@@ -154,26 +164,24 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
 /// of each equation and of each variable and their number: the partition of
 /// [`fine_blocks_with`](super::dm::fine_blocks_with), numbered otherwise (each block's
 /// optimum is its own, so the numbering does not matter here), without a list per block.
-fn fine_partition(
-    adj: &Graph,
-    eq_to_var: &[Option<usize>],
-    var_to_eq: &[Option<usize>],
-) -> (Vec<usize>, Vec<usize>, usize) {
-    // Equation i → the equation matched to each variable of its row.
-    let target = |i: usize, j: usize| var_to_eq[j].filter(|&k| k != i);
-    let mut start = Vec::with_capacity(adj.len() + 1);
+fn fine_partition(adj: &Graph, eq_to_var: &[u32], var_to_eq: &[u32]) -> (Vec<u32>, Vec<u32>, usize) {
+    // Equation i → the equation matched to each variable of its row (every variable is
+    // matched: the matching is perfect).
+    let target = |i: usize, j: usize| Some(var_to_eq[j]).filter(|&k| k as usize != i);
+    let mut start: Vec<u32> = Vec::with_capacity(adj.len() + 1);
     start.push(0);
     for (i, row) in adj.iter().enumerate() {
-        start.push(start[i] + row.iter().filter(|&&(j, _)| target(i, j).is_some()).count());
+        start.push(start[i] + row.iter().filter(|&&(j, _)| target(i, j).is_some()).count() as u32);
     }
-    let mut succ = Vec::with_capacity(start[adj.len()]);
+    let mut succ: Vec<u32> = Vec::with_capacity(start[adj.len()] as usize);
     for (i, row) in adj.iter().enumerate() {
         succ.extend(row.iter().filter_map(|&(j, _)| target(i, j)));
     }
     let (eq_block, count) = super::scc::component_of(&start, &succ);
-    let mut var_block = vec![0; var_to_eq.len()];
-    for (i, j) in eq_to_var.iter().enumerate() {
-        var_block[j.expect("perfect matching")] = eq_block[i];
+    drop((start, succ));
+    let mut var_block = vec![0u32; var_to_eq.len()];
+    for (i, &j) in eq_to_var.iter().enumerate() {
+        var_block[j as usize] = eq_block[i];
     }
     (eq_block, var_block, count)
 }
@@ -186,10 +194,10 @@ struct Grouped {
 }
 
 impl Grouped {
-    fn of(label: &[usize], count: usize) -> Grouped {
+    fn of(label: &[u32], count: usize) -> Grouped {
         let mut start = vec![0u32; count + 1];
         for &b in label {
-            start[b + 1] += 1;
+            start[b as usize + 1] += 1;
         }
         for b in 0..count {
             start[b + 1] += start[b];
@@ -197,8 +205,8 @@ impl Grouped {
         let mut next = start.clone();
         let mut items = vec![0u32; label.len()];
         for (i, &b) in label.iter().enumerate() {
-            items[next[b] as usize] = i as u32;
-            next[b] += 1;
+            items[next[b as usize] as usize] = i as u32;
+            next[b as usize] += 1;
         }
         Grouped { start, items }
     }

@@ -28,15 +28,16 @@ pub fn components(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
 /// components (numbered in reverse topological order, but not necessarily in
 /// [`components`]' order among unrelated components). Tarjan's algorithm with an explicit
 /// stack: no deep call stack, and no list per component (a model of 10^5 equations in
-/// blocks of one has 10^5 of them: issue 15).
-pub fn component_of(start: &[usize], succ: &[usize]) -> (Vec<usize>, usize) {
-    const NONE: usize = usize::MAX;
+/// blocks of one has 10^5 of them: issue 15). Nodes, positions and components as `u32`
+/// (fewer than 2^32, as the model's ids).
+pub fn component_of(start: &[u32], succ: &[u32]) -> (Vec<u32>, usize) {
+    const NONE: u32 = u32::MAX;
     let n = start.len().saturating_sub(1);
-    let (mut index, mut low, mut comp) = (vec![NONE; n], vec![0usize; n], vec![NONE; n]);
-    let (mut visited, mut count) = (0usize, 0usize);
-    let mut stack: Vec<usize> = Vec::new();
+    let (mut index, mut low, mut comp) = (vec![NONE; n], vec![0u32; n], vec![NONE; n]);
+    let (mut visited, mut count) = (0u32, 0u32);
+    let mut stack: Vec<u32> = Vec::new();
     // The depth-first search's path: (node, position of its next successor in `succ`).
-    let mut path: Vec<(usize, usize)> = Vec::new();
+    let mut path: Vec<(u32, u32)> = Vec::new();
     for root in 0..n {
         if index[root] != NONE {
             continue;
@@ -44,18 +45,19 @@ pub fn component_of(start: &[usize], succ: &[usize]) -> (Vec<usize>, usize) {
         index[root] = visited;
         low[root] = visited;
         visited += 1;
-        stack.push(root);
-        path.push((root, start[root]));
+        stack.push(root as u32);
+        path.push((root as u32, start[root]));
         while let Some(&(v, at)) = path.last() {
+            let v = v as usize;
             if at < start[v + 1] {
                 path.last_mut().expect("not empty").1 += 1;
-                let w = succ[at];
+                let w = succ[at as usize] as usize;
                 if index[w] == NONE {
                     index[w] = visited;
                     low[w] = visited;
                     visited += 1;
-                    stack.push(w);
-                    path.push((w, start[w]));
+                    stack.push(w as u32);
+                    path.push((w as u32, start[w]));
                 } else if comp[w] == NONE {
                     low[v] = low[v].min(index[w]); // w is on the stack
                 }
@@ -63,11 +65,11 @@ pub fn component_of(start: &[usize], succ: &[usize]) -> (Vec<usize>, usize) {
             }
             path.pop();
             if let Some(&(u, _)) = path.last() {
-                low[u] = low[u].min(low[v]);
+                low[u as usize] = low[u as usize].min(low[v]);
             }
             if low[v] == index[v] {
                 loop {
-                    let w = stack.pop().expect("v is on the stack");
+                    let w = stack.pop().expect("v is on the stack") as usize;
                     comp[w] = count;
                     if w == v {
                         break;
@@ -77,7 +79,7 @@ pub fn component_of(start: &[usize], succ: &[usize]) -> (Vec<usize>, usize) {
             }
         }
     }
-    (comp, count)
+    (comp, count as usize)
 }
 
 #[cfg(test)]
@@ -134,12 +136,12 @@ mod tests {
     }
 
     /// `succ` as (start, successors).
-    fn csr(succ: &[Vec<usize>]) -> (Vec<usize>, Vec<usize>) {
+    fn csr(succ: &[Vec<usize>]) -> (Vec<u32>, Vec<u32>) {
         let mut start = vec![0];
         for ws in succ {
-            start.push(start.last().copied().unwrap_or(0) + ws.len());
+            start.push(start.last().copied().unwrap_or(0) + ws.len() as u32);
         }
-        (start, succ.concat())
+        (start, succ.concat().into_iter().map(|v| v as u32).collect())
     }
 
     #[test]
@@ -171,7 +173,7 @@ mod tests {
         let succ: Vec<Vec<usize>> = (0..n).map(|v| if v + 1 < n { vec![v + 1] } else { vec![] }).collect();
         let (start, flat) = csr(&succ);
         let (comp, count) = component_of(&start, &flat);
-        assert_eq!((count, comp[n - 1], comp[0]), (n, 0, n - 1));
+        assert_eq!((count, comp[n - 1] as usize, comp[0] as usize), (n, 0, n - 1));
     }
 
     #[test]

@@ -63,12 +63,7 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
                 // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
                 let (name, element) = &names[k];
                 let lhs = if *element { name_expr(name, d.name.span) } else { reference(&d.name) };
-                moved.push(Equation {
-                    label: None,
-                    kind: EquationKind::Simple { lhs, rhs: value.expr },
-                    comment: None,
-                    span: d.span,
-                });
+                moved.push(Equation { kind: EquationKind::Simple { lhs, rhs: value.expr }, notes: None, span: d.span });
             }
         }
     }

@@ -223,6 +223,10 @@ pub fn flatten(def: &StoredDefinition) -> Result<FlatModel<'_>, FlatError> {
     discrete::mark(&mut model, comp);
     invariant::mark(&mut model, comp, &classes);
     split::equations(&mut model, comp, &classes)?;
+    // Held through the lowering beside the mDAE it builds (the main job's peak on a model
+    // without modes, issue 15): without the doubling's slack.
+    model.vars.shrink_to_fit();
+    model.equations.shrink_to_fit();
     Ok(model)
 }
 

@@ -141,8 +141,8 @@ fn simple<'e>(x: &mut Expander, eq: &'e Equation, lhs: &Expr, rhs: &Expr) -> Res
     let mut out = Out::default();
     for (a, b) in pairs {
         let continuous = x.is_continuous(&a, &b);
-        let label = if single { eq.label.clone() } else { None };
-        let g = Equation { label, kind: EquationKind::Simple { lhs: a, rhs: b }, comment: None, span: eq.span };
+        let label = if single { eq.label().cloned() } else { None };
+        let g = Equation::new(label, EquationKind::Simple { lhs: a, rhs: b }, None, eq.span);
         if continuous {
             out.rows.push(FlatEquation::Real { equation: Source::Generated(Box::new(g)) });
         } else {
@@ -228,12 +228,8 @@ fn if_equation<'e>(
         Some((r, p)) => (Some(r), Some(p)),
         None => (None, None),
     };
-    let rebuilt = |branches, else_branch| Equation {
-        label: None,
-        kind: EquationKind::If { branches, else_branch },
-        comment: None,
-        span: eq.span,
-    };
+    let rebuilt =
+        |branches, else_branch| Equation { kind: EquationKind::If { branches, else_branch }, notes: None, span: eq.span };
     let equation = Source::Generated(Box::new(rebuilt(continuous, else_rows)));
     let mut out = Out { rows: vec![FlatEquation::Real { equation }], ..Out::default() };
     if any_passed {

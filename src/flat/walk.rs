@@ -260,5 +260,5 @@ pub fn map_equation(eq: &Equation, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> 
             EquationKind::Call(Box::new(Call { function: c.function.clone(), args: map_args(&c.args, f) }))
         }
     };
-    Equation { label: eq.label.clone(), kind, comment: eq.comment.clone(), span: eq.span }
+    Equation { kind, notes: eq.notes.clone(), span: eq.span }
 }

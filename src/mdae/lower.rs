@@ -356,7 +356,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             self.incidence(rr, g, 0, &mut inc)?;
         }
         let (line, _) = self.file.line_col(r.first.span.start as usize);
-        let id = match &r.first.label {
+        let id = match r.first.label() {
             Some(label) => Label::Written(label.text),
             None => self.fresh_id(line as u32),
         };

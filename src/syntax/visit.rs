@@ -265,7 +265,7 @@ fn comment(c: &mut Comment, f: F) {
 
 fn equation(e: &mut Equation, f: F) {
     f.span(&mut e.span);
-    if let Some(l) = &mut e.label {
+    if let Some(l) = e.notes.as_mut().and_then(|n| n.label.as_mut()) {
         f.span(&mut l.span);
     }
     match &mut e.kind {
@@ -293,7 +293,7 @@ fn equation(e: &mut Equation, f: F) {
         EquationKind::Connect(ab) => ab.iter_mut().for_each(|r| cref(r, f)),
         EquationKind::Call(c) => call(c, f),
     }
-    if let Some(c) = &mut e.comment {
+    if let Some(c) = e.notes.as_mut().and_then(|n| n.comment.as_mut()) {
         comment(c, f);
     }
 }

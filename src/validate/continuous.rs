@@ -27,15 +27,19 @@ pub(super) enum Origin {
     Fixed,
 }
 
-/// One equation: its unknowns `(declaration, order)` and, when it reads `v = constant`
-/// (`der(v) = constant`), that value.
+/// An unknown: `(declaration, order)`, the declaration's index as `u32` (a row per
+/// equation, 10^5 of them).
+pub(super) type Unknown = (u32, u8);
+
+/// One equation: its unknowns and, when it reads `v = constant` (`der(v) = constant`),
+/// that value.
 #[derive(Clone, Debug)]
 pub(super) struct Row {
     pub span: Span,
     pub origin: Origin,
     /// Sorted, without repetition (a row per equation: a slice, not a set).
-    pub occ: Box<[(usize, u8)]>,
-    pub value: Option<((usize, u8), f64)>,
+    pub occ: Box<[Unknown]>,
+    pub value: Option<(Unknown, f64)>,
 }
 
 pub(super) struct System {
@@ -142,19 +146,23 @@ impl Builder<'_, '_> {
                 ClassPart::StateMachine(_) => return Err(Bail),
             }
         }
-        let states: BTreeSet<usize> =
-            equations.iter().flat_map(|r: &Row| r.occ.iter()).filter(|(_, o)| *o == 1).map(|(d, _)| *d).collect();
-        if initial.iter().flat_map(|r: &Row| r.occ.iter()).any(|(d, o)| *o == 1 && !states.contains(d)) {
+        let states: BTreeSet<usize> = equations
+            .iter()
+            .flat_map(|r: &Row| r.occ.iter())
+            .filter(|(_, o)| *o == 1)
+            .map(|&(d, _)| d as usize)
+            .collect();
+        if initial.iter().flat_map(|r: &Row| r.occ.iter()).any(|&(d, o)| o == 1 && !states.contains(&(d as usize))) {
             return Err(Bail);
         }
         for &d in &states {
             let decl = self.typer.scope.decls[d].decl;
             if fixed_attribute(decl) == Some(true) {
-                let value = attribute(decl, "start").and_then(constant).map(|v| ((d, 0), v));
-                initial.push(Row { span: decl.span, origin: Origin::Fixed, occ: Box::new([(d, 0)]), value });
+                let value = attribute(decl, "start").and_then(constant).map(|v| ((d as u32, 0), v));
+                initial.push(Row { span: decl.span, origin: Origin::Fixed, occ: Box::new([(d as u32, 0)]), value });
             }
         }
-        Ok(System { vars: self.vars.clone(), states, equations, initial })
+        Ok(System { vars: std::mem::take(&mut self.vars), states, equations, initial })
     }
 
     fn bindings(&mut self, elements: &[Element], rows: &mut Vec<Row>) -> Result<(), Bail> {
@@ -248,31 +256,31 @@ impl Builder<'_, '_> {
     }
 
     /// `v = c` or `der(v) = c` with `c` a constant: `((v, order), c)`.
-    fn assigned_value(&self, side: &Expr, other: &Expr) -> Option<((usize, u8), f64)> {
+    fn assigned_value(&self, side: &Expr, other: &Expr) -> Option<(Unknown, f64)> {
         let c = constant(other)?;
         match &side.kind {
             ExprKind::Call(call) if call.function.text.as_str() == "der" => match &call.args {
                 FunctionArgs::List { positional, named } if positional.len() == 1 && named.is_empty() => {
                     match self.occ(&positional[0]) {
-                        Occ::Var(d) => Some(((d, 1), c)),
+                        Occ::Var(d) => Some(((d as u32, 1), c)),
                         _ => None,
                     }
                 }
                 _ => None,
             },
             _ => match self.occ(side) {
-                Occ::Var(d) => Some(((d, 0), c)),
+                Occ::Var(d) => Some(((d as u32, 0), c)),
                 _ => None,
             },
         }
     }
 
     /// The unknowns in `e` with their derivative order (`pre(…)` excluded).
-    fn incidence(&self, e: &Expr, order: u8, out: &mut Vec<(usize, u8)>) -> Result<(), Bail> {
+    fn incidence(&self, e: &Expr, order: u8, out: &mut Vec<Unknown>) -> Result<(), Bail> {
         match &e.kind {
             ExprKind::Name(_) | ExprKind::Ref(_) => {
                 match self.occ(e) {
-                    Occ::Var(d) => out.push((d, order)),
+                    Occ::Var(d) => out.push((d as u32, order)),
                     Occ::Known => {}
                     Occ::Bail => return Err(Bail),
                 }
@@ -319,7 +327,7 @@ impl Builder<'_, '_> {
         Ok(())
     }
 
-    fn subscripts(&self, subs: &[Subscript], out: &mut Vec<(usize, u8)>) -> Result<(), Bail> {
+    fn subscripts(&self, subs: &[Subscript], out: &mut Vec<Unknown>) -> Result<(), Bail> {
         for s in subs {
             if let Subscript::Expr(e) = s {
                 self.incidence(e, 0, out)?;
@@ -363,7 +371,7 @@ enum Occ {
 }
 
 /// `occ` sorted, without repetition, at exact length.
-fn sorted(mut occ: Vec<(usize, u8)>) -> Box<[(usize, u8)]> {
+fn sorted(mut occ: Vec<Unknown>) -> Box<[Unknown]> {
     occ.sort_unstable();
     occ.dedup();
     occ.into_boxed_slice()
@@ -371,21 +379,21 @@ fn sorted(mut occ: Vec<(usize, u8)>) -> Box<[(usize, u8)]> {
 
 /// The unknowns of the equations `rows` in one index space: `(declaration, order)` pairs
 /// in order of first appearance. `decls`: the number of declarations (orders are 0 or 1).
-pub(super) fn columns<R: IntoIterator<Item = (usize, u8)>>(
+pub(super) fn columns<R: IntoIterator<Item = Unknown>>(
     rows: impl Iterator<Item = R>,
     decls: usize,
-) -> (Packed, Vec<(usize, u8)>) {
-    let mut index = vec![usize::MAX; 2 * decls];
+) -> (Packed, Vec<Unknown>) {
+    let mut index = vec![u32::MAX; 2 * decls];
     let mut names = Vec::new();
     let mut packed = Packed::new();
     for r in rows {
         packed.push(r.into_iter().map(|(d, o)| {
-            let at = &mut index[2 * d + o as usize];
-            if *at == usize::MAX {
-                *at = names.len();
+            let at = &mut index[2 * d as usize + o as usize];
+            if *at == u32::MAX {
+                *at = names.len() as u32;
                 names.push((d, o));
             }
-            *at
+            *at as usize
         }));
     }
     (packed, names)

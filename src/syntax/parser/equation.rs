@@ -75,7 +75,7 @@ impl<'s> Parser<'s> {
             },
         };
         let (i, (comment, span)) = self.item_end(i, start)?;
-        Ok((i, Equation { label: label.map(Box::new), kind, comment, span }))
+        Ok((i, Equation::new(label, kind, comment.map(|c| *c), span)))
     }
 
     /// `lhs <op> rhs` (`=` in equations, `:=` in algorithms), or a lone call.

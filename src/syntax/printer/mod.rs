@@ -417,7 +417,7 @@ impl Printer {
 
     fn equation(&mut self, eq: &Equation) {
         self.line_start();
-        if let Some(l) = &eq.label {
+        if let Some(l) = eq.label() {
             self.out.push_str("/* ");
             self.out.push_str(&l.text);
             self.out.push_str(": */ ");
@@ -442,7 +442,9 @@ impl Printer {
             }
             EquationKind::Call(c) => self.item_start(|out| write_call(out, c)),
         }
-        self.opt_comment(&eq.comment);
+        if let Some(c) = eq.comment() {
+            self.comment(c);
+        }
         self.out.push_str(";\n");
     }
 
