@@ -90,7 +90,7 @@ pub(crate) struct Plan<'a> {
     mux_deps: BTreeMap<String, BTreeSet<String>>,
     mux_deps_done: usize,
     /// [`Plan::modes_where`], by its argument.
-    where_cache: FxHashMap<Vec<(ModeId, bool)>, Bdd>,
+    where_cache: FxHashMap<Vec<(ModeId, bool)>, usize>,
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
@@ -224,12 +224,14 @@ impl<'a> Plan<'a> {
         same(&self.factored, a, b)
     }
 
-    /// The regular modes in which every mode of `at` has its value: one cube, built once per
-    /// distinct `at` (the guards ask for the start values of every rewritten mode variable
-    /// once per mode equation: N conjunctions each, O(N³) on Westinghouse).
-    pub(crate) fn modes_where(&mut self, at: &[(ModeId, bool)]) -> Bdd {
-        if let Some(b) = self.where_cache.get(at) {
-            return b.clone();
+    /// The regular modes in which every mode of `at` has its value, numbered: one cube,
+    /// built once per distinct `at` (the guards ask for the start values of every rewritten
+    /// mode variable once per mode equation: N conjunctions each, O(N³) on Westinghouse),
+    /// kept as its number only (its whole set is O(N) nodes, and the guards ask one per
+    /// switch: O(N²) on the building).
+    pub(crate) fn modes_where(&mut self, at: &[(ModeId, bool)]) -> (Local, usize) {
+        if let Some(&n) = self.where_cache.get(at) {
+            return (self.cond_local(n), n);
         }
         let space = &self.cdg.space;
         let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
@@ -242,9 +244,9 @@ impl<'a> Plan<'a> {
                 _ => space.set.mk_false(),
             },
         };
-        let b = self.care.and(&cube);
-        self.where_cache.insert(at.to_vec(), b.clone());
-        b
+        let n = number_in(&mut self.conds, &mut self.numbers, &self.factored, &self.care.and(&cube));
+        self.where_cache.insert(at.to_vec(), n);
+        (self.cond_local(n), n)
     }
 
     /// Declares `name` (DECL), holding `what`; `var` for a replicate of that variable.
