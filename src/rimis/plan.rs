@@ -91,6 +91,9 @@ pub(crate) struct Plan<'a> {
     mux_deps_done: usize,
     /// [`Plan::modes_where`], by its argument.
     where_cache: FxHashMap<Vec<(ModeId, bool)>, usize>,
+    /// The last set [`Plan::local`] was asked, with its local set (the restart systems and
+    /// the initial entries ask the same region in loops; one whole BDD held).
+    last_local: RefCell<Option<(Bdd, Local)>>,
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
@@ -150,6 +153,7 @@ impl<'a> Plan<'a> {
             mux_deps: BTreeMap::new(),
             mux_deps_done: 0,
             where_cache: FxHashMap::default(),
+            last_local: RefCell::default(),
             valuations: RefCell::default(),
         };
         plan.renumber(&first_block);
@@ -275,7 +279,14 @@ impl<'a> Plan<'a> {
     /// The regular modes of `x` as a local set (the one a numbered condition holds when
     /// `x` is its whole set).
     pub(crate) fn local(&self, x: &Bdd) -> Local {
-        self.factored.local(x)
+        if let Some((b, l)) = &*self.last_local.borrow() {
+            if b == x {
+                return l.clone();
+            }
+        }
+        let l = self.factored.local(x);
+        *self.last_local.borrow_mut() = Some((x.clone(), l.clone()));
+        l
     }
 
     /// Condition number `n` as a local set.
