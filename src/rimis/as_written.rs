@@ -39,8 +39,8 @@ pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
                 if k > 0 {
                     return refuse(format!("it must be differentiated {k} time(s), and it is kept whole"));
                 }
-                if *cond != *plan.care {
-                    return refuse(format!("it is solved only when {}, and it is kept whole", plan.cond_text(&cond)));
+                if !plan.factored.covers(cond) {
+                    return refuse(format!("it is solved only when {}, and it is kept whole", plan.text(cond)));
                 }
                 if let Some(&(u, _)) =
                     block.writes.iter().find(|&&(u, _)| !matches!(plan.roles[u.index()], Role::Untouched { .. }))
@@ -59,7 +59,7 @@ pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
             };
             for inc in eq.incidence.iter().filter(|inc| as_written(inc.var)) {
                 let written = block.writes.iter().any(|&(u, _)| u == inc.var);
-                if !written && !reads_source(plan, inc.var, inc.order as u32 + k, &cond) {
+                if !written && !reads_source(plan, inc.var, inc.order as u32 + k, cond) {
                     return refuse(format!(
                         "it reads `{}`, which is computed differently by mode",
                         plan.mdae.var(inc.var).name
@@ -73,7 +73,7 @@ pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
 
 /// Does a block under `cond` read u^(i) from the source variable (what the input's text
 /// names: `u`, or `der(u)` which equals the source derivative)?
-fn reads_source(plan: &Plan, u: VarId, i: u32, cond: &biodivine_lib_bdd::Bdd) -> bool {
+fn reads_source(plan: &Plan, u: VarId, i: u32, cond: &crate::analysis::local::Local) -> bool {
     let role = plan.roles[u.index()];
     if i > 0 && role == Role::Varying {
         return false;
@@ -81,7 +81,7 @@ fn reads_source(plan: &Plan, u: VarId, i: u32, cond: &biodivine_lib_bdd::Bdd) ->
     if role != Role::Varying && !plan.leading_in(u, i, cond) {
         return true;
     }
-    let def = plan.def(u, i, cond);
+    let def = plan.def_in(u, i, cond);
     if let [(_, _)] = def.as_slice() {
         return match role {
             Role::Untouched { .. } => true,
@@ -89,5 +89,5 @@ fn reads_source(plan: &Plan, u: VarId, i: u32, cond: &biodivine_lib_bdd::Bdd) ->
             Role::Varying => false,
         };
     }
-    def.len() == plan.def(u, i, &plan.care).len()
+    def.len() == plan.def_in(u, i, &plan.care_local).len()
 }

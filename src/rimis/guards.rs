@@ -22,7 +22,7 @@
 
 use super::exprs::{self, binary, name, not, rewrite, var_name};
 use super::plan::Plan;
-use super::sections::{partial, sides_under_in};
+use super::sections::{partial_in, sides_under_in};
 use crate::analysis::local::Local;
 use crate::mdae::ModeId;
 use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
@@ -75,10 +75,9 @@ fn reaches_in(layers: &[&Deps], from: &BTreeSet<String>, target: &str) -> bool {
 /// where a one-equation block defines it explicitly there ([`resolve`]; used for the
 /// `when initial()` branch, so that it reads no other mode variable's result).
 pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], explicit: bool) -> Expr {
-    let cond = plan.modes_where(at);
-    let cnum = plan.cond_number(&cond);
-    let g = partial(plan, g, &cond);
-    let g = if explicit { resolve(plan, &g, at, &plan.cond_local(cnum)) } else { g };
+    let (cond, cnum) = plan.modes_where(at);
+    let g = partial_in(plan, g, &cond);
+    let g = if explicit { resolve(plan, &g, at, &cond) } else { g };
     rewrite(&g, &mut |x| {
         if let ExprKind::Call(c) = &x.kind {
             if c.function.text.as_str() == "pre" {

@@ -27,12 +27,11 @@ use super::sections::sides_under;
 use super::source::Source;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
-use crate::analysis::meets::meets_not;
+use crate::analysis::local::Local;
 use crate::mdae::VarId;
 use crate::syntax::ast::{EquationKind, Expr};
 use biodivine_lib_bdd::Bdd;
 use std::collections::{BTreeMap, BTreeSet};
-use std::rc::Rc;
 
 /// INIT: the state replicates ρ^0 of varying variables, which take the source's
 /// `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
@@ -68,7 +67,7 @@ pub(crate) struct InitConsistency {
 /// and the states it can absorb.
 struct Entry {
     label: String,
-    region: Rc<Bdd>,
+    region: Local,
     everywhere: bool,
     equation: crate::syntax::ast::Equation,
     candidates: Vec<State>,
@@ -113,7 +112,7 @@ pub(crate) fn init_consistency(
             let condition = super::guards::names_in(&at_time_zero(&plan.cond_expr(&region), at_start));
             let candidates = states_in(plan, src, user, &condition, &region, &dl, &dr);
             // The plan's copy of the region (numbered above), not one more.
-            entries.push(Entry { label, region: plan.cond_rc(region_c), everywhere, equation, candidates });
+            entries.push(Entry { label, region: plan.cond_local(region_c), everywhere, equation, candidates });
         }
     }
     let absorbed = absorb(&entries);
@@ -135,14 +134,14 @@ pub(crate) fn init_consistency(
                 }
                 let start = s.start.clone().unwrap_or_else(|| exprs::number("0.0"));
                 let kind = EquationKind::If {
-                    branches: vec![(at_time_zero(&plan.cond_expr(&entry.region), at_start), vec![entry.equation])],
+                    branches: vec![(at_time_zero(&plan.expr(&entry.region), at_start), vec![entry.equation])],
                     else_branch: Some(vec![simple(name(&s.name), start)]),
                 };
                 let mut item = Item::new(exprs::equation(kind));
                 item.comment = Some(format!(
                     "consistency: {} holds at the start where `{}` (elsewhere {} starts from its start value)",
                     entry.label,
-                    plan.cond_text(&entry.region),
+                    plan.text(&entry.region),
                     s.name
                 ));
                 out.items.push(item);
@@ -284,7 +283,7 @@ fn states_in(
             Role::Varying => {
                 let covering: Vec<(usize, u32)> = plan.def(u, i, region).into_iter().filter(|&(_, k)| k > i).collect();
                 let [(b, _)] = covering.as_slice() else { continue };
-                if meets_not(region, plan.cond(plan.part_cond[*b])) {
+                if plan.factored.meets_not(&plan.local(region), plan.cond(plan.part_cond[*b])) {
                     continue;
                 }
                 match plan.written(*b, u, i).kind {

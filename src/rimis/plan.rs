@@ -42,9 +42,9 @@ pub(crate) enum Role {
 pub(crate) struct Mux {
     pub target: String,
     pub comment: String,
-    pub branches: Vec<(Rc<Bdd>, Expr)>,
+    pub branches: Vec<(Local, Expr)>,
     /// The modes in which the target is read: conditions are minimised on them.
-    pub care: Rc<Bdd>,
+    pub care: Local,
 }
 
 pub(crate) struct Plan<'a> {
@@ -54,10 +54,12 @@ pub(crate) struct Plan<'a> {
     pub care: Rc<Bdd>,
     /// The regular modes in factors: conditions as local sets (`analysis::local`).
     pub factored: Rc<Factored>,
+    /// The regular modes as a local set (`Factored::local` of `care`).
+    pub care_local: Local,
     /// Condition numbers: `conds[n - 1]`; blocks' conditions first, by first block. Each
-    /// condition is held once (O(N) nodes on the building), shared by `numbers` and by the
-    /// multiplexers and entries that use it ([`Plan::cond_rc`]).
-    pub conds: Vec<Rc<Bdd>>,
+    /// is held as a local set (issue 15: a whole BDD is O(N) nodes on the building, and
+    /// the plan numbers O(N) conditions), the one `Factored::local` makes of its whole set.
+    pub conds: Vec<Local>,
     /// Per CDG block, its condition number.
     pub block_cond: Vec<usize>,
     /// The writing units: per part, its CDG block and its condition number. Part p is
@@ -79,17 +81,19 @@ pub(crate) struct Plan<'a> {
     /// Multiplexers of read replicates and of varying sources, in creation order.
     pub muxes: Vec<Mux>,
     muxed: BTreeMap<String, ()>,
-    /// Condition → its number: the blocks' conditions, then those numbered later (an
-    /// index instead of a scan of every condition per lookup; never iterated).
-    numbers: FxHashMap<Rc<Bdd>, usize>,
+    /// Condition → its number: the blocks' conditions, then those numbered later, by the
+    /// hash of the condition's whole BDD (canonical), each candidate checked on the local
+    /// sets (an index instead of a scan of every condition per lookup; never iterated).
+    numbers: FxHashMap<u64, Vec<usize>>,
     /// The names each multiplexer's right-hand side reads, by target, for the first
     /// `mux_deps_done` multiplexers ([`Plan::mux_deps`]).
     mux_deps: BTreeMap<String, BTreeSet<String>>,
     mux_deps_done: usize,
     /// [`Plan::modes_where`], by its argument.
-    where_cache: FxHashMap<Vec<(ModeId, bool)>, Bdd>,
-    /// The local set of each numbered condition, made when first asked ([`Plan::local`]).
-    locals: RefCell<Vec<Option<Local>>>,
+    where_cache: FxHashMap<Vec<(ModeId, bool)>, usize>,
+    /// The last set [`Plan::local`] was asked, with its local set (the restart systems and
+    /// the initial entries ask the same region in loops; one whole BDD held).
+    last_local: RefCell<Option<(Bdd, Local)>>,
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
@@ -105,16 +109,13 @@ fn primed(name: &str, order: u32) -> String {
 impl<'a> Plan<'a> {
     pub(crate) fn new(mdae: &'a Mdae, cdg: &'a Cdg, namer: Namer) -> Plan<'a> {
         let care = Rc::new(cdg.regular.clone());
-        let mut conds: Vec<Rc<Bdd>> = Vec::new();
+        let factored = cdg.factored.clone();
+        let mut conds: Vec<Local> = Vec::new();
         let mut block_cond = Vec::new();
-        let mut numbers: FxHashMap<Rc<Bdd>, usize> = FxHashMap::default();
+        let mut numbers: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for b in &cdg.blocks {
-            let c = Rc::new(cdg.bdd(&b.cond));
-            let n = *numbers.entry(c).or_insert_with_key(|c| {
-                conds.push(c.clone());
-                conds.len()
-            });
-            block_cond.push(n);
+            // The whole set only while it is numbered (O(N) nodes, dropped here).
+            block_cond.push(number_in(&mut conds, &mut numbers, &factored, &cdg.bdd(&b.cond)));
         }
         // Condition numbers follow the first block of each condition (paper: x_2 is x
         // under block 2's condition).
@@ -126,12 +127,13 @@ impl<'a> Plan<'a> {
         let writers = writers_of(cdg, mdae.vars.len(), &part_block);
         let roles = roles_of(cdg, &writers);
         let by_name = mdae.var_ids().map(|v| (mdae.var(v).name.to_string(), v)).collect();
-        let factored = cdg.factored.clone();
+        let care_local = factored.local(&care);
         let mut plan = Plan {
             mdae,
             cdg,
             care,
             factored,
+            care_local,
             conds,
             block_cond: block_cond.clone(),
             part_cond: block_cond,
@@ -151,7 +153,7 @@ impl<'a> Plan<'a> {
             mux_deps: BTreeMap::new(),
             mux_deps_done: 0,
             where_cache: FxHashMap::default(),
-            locals: RefCell::default(),
+            last_local: RefCell::default(),
             valuations: RefCell::default(),
         };
         plan.renumber(&first_block);
@@ -162,14 +164,14 @@ impl<'a> Plan<'a> {
     /// the first with it (gaps are fine: names only need to be unique).
     fn renumber(&mut self, first_block: &[usize]) {
         // The gaps share one set (no number refers to them).
-        let mut conds = vec![Rc::new(self.care.not()); self.cdg.blocks.len()];
+        let mut conds = vec![self.factored.local(&self.cdg.space.mk_false()); self.cdg.blocks.len()];
         for (k, c) in self.conds.iter().enumerate() {
             conds[first_block[k] - 1] = c.clone();
         }
         for n in self.block_cond.iter_mut().chain(self.part_cond.iter_mut()) {
             *n = first_block[*n - 1];
         }
-        for n in self.numbers.values_mut() {
+        for n in self.numbers.values_mut().flatten() {
             *n = first_block[*n - 1];
         }
         self.conds = conds;
@@ -178,7 +180,7 @@ impl<'a> Plan<'a> {
     /// Divides each block `b` with several `parts[b]` (a partition of its condition, in
     /// emission order) into one part per condition; the writers and roles follow the parts.
     /// Called before any name is made.
-    pub(crate) fn split_blocks(&mut self, parts: &[Vec<Bdd>]) {
+    pub(crate) fn split_blocks(&mut self, parts: &[Vec<Local>]) {
         let (mut part_block, mut part_cond, mut block_parts) = (Vec::new(), Vec::new(), Vec::new());
         for (b, conds) in parts.iter().enumerate() {
             let mut mine = Vec::new();
@@ -190,7 +192,7 @@ impl<'a> Plan<'a> {
             for c in conds.iter().filter(|_| conds.len() > 1) {
                 mine.push(part_block.len());
                 part_block.push(b);
-                part_cond.push(self.cond_number(c));
+                part_cond.push(self.cond_number_local(c));
             }
             block_parts.push(mine);
         }
@@ -203,24 +205,37 @@ impl<'a> Plan<'a> {
     pub(crate) fn cond_number(&mut self, c: &Bdd) -> usize {
         // Most conditions asked are numbered and inside the care set already (no O(N)
         // conjunction with it: a guard's modes are asked once per mode equation).
-        if let Some(&k) = self.numbers.get(c) {
+        if let Some(k) = self.number_of(c) {
             return k;
         }
-        let c = Rc::new(c.and(&self.care));
-        if let Some(&k) = self.numbers.get(&c) {
-            return k;
-        }
-        self.conds.push(c.clone());
-        self.numbers.insert(c, self.conds.len());
-        self.conds.len()
+        number_in(&mut self.conds, &mut self.numbers, &self.factored, &c.and(&self.care))
     }
 
-    /// The regular modes in which every mode of `at` has its value: one cube, built once per
-    /// distinct `at` (the guards ask for the start values of every rewritten mode variable
-    /// once per mode equation: N conjunctions each, O(N³) on Westinghouse).
-    pub(crate) fn modes_where(&mut self, at: &[(ModeId, bool)]) -> Bdd {
-        if let Some(b) = self.where_cache.get(at) {
-            return b.clone();
+    /// The number of a condition given as a local set, allocated when it is new.
+    pub(crate) fn cond_number_local(&mut self, c: &Local) -> usize {
+        number_in(&mut self.conds, &mut self.numbers, &self.factored, &self.factored.exact(c))
+    }
+
+    /// The number of `c` if it is a numbered condition's whole set.
+    fn number_of(&self, c: &Bdd) -> Option<usize> {
+        let ks = self.numbers.get(&fingerprint(c))?;
+        let l = self.factored.local(c);
+        ks.iter().copied().find(|&k| same(&self.factored, &self.conds[k - 1], &l))
+    }
+
+    /// Are `a` and `b` the same set?
+    pub(crate) fn same(&self, a: &Local, b: &Local) -> bool {
+        same(&self.factored, a, b)
+    }
+
+    /// The regular modes in which every mode of `at` has its value, numbered: one cube,
+    /// built once per distinct `at` (the guards ask for the start values of every rewritten
+    /// mode variable once per mode equation: N conjunctions each, O(N³) on Westinghouse),
+    /// kept as its number only (its whole set is O(N) nodes, and the guards ask one per
+    /// switch: O(N²) on the building).
+    pub(crate) fn modes_where(&mut self, at: &[(ModeId, bool)]) -> (Local, usize) {
+        if let Some(&n) = self.where_cache.get(at) {
+            return (self.cond_local(n), n);
         }
         let space = &self.cdg.space;
         let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
@@ -233,9 +248,9 @@ impl<'a> Plan<'a> {
                 _ => space.set.mk_false(),
             },
         };
-        let b = self.care.and(&cube);
-        self.where_cache.insert(at.to_vec(), b.clone());
-        b
+        let n = number_in(&mut self.conds, &mut self.numbers, &self.factored, &self.care.and(&cube));
+        self.where_cache.insert(at.to_vec(), n);
+        (self.cond_local(n), n)
     }
 
     /// Declares `name` (DECL), holding `what`; `var` for a replicate of that variable.
@@ -261,51 +276,58 @@ impl<'a> Plan<'a> {
         &self.mux_deps
     }
 
-    /// The regular modes of `x` as a local set; a numbered condition's is made once (one
-    /// walk of its O(N) nodes, then every test on it reads its own windows only).
+    /// The regular modes of `x` as a local set (the one a numbered condition holds when
+    /// `x` is its whole set).
     pub(crate) fn local(&self, x: &Bdd) -> Local {
-        match self.numbers.get(x) {
-            Some(&n) => self.cond_local(n),
-            None => self.factored.local(x),
+        if let Some((b, l)) = &*self.last_local.borrow() {
+            if b == x {
+                return l.clone();
+            }
         }
-    }
-
-    /// Condition number `n` as a local set, made once.
-    pub(crate) fn cond_local(&self, n: usize) -> Local {
-        if let Some(Some(l)) = self.locals.borrow().get(n - 1) {
-            return l.clone();
-        }
-        let l = self.factored.local(self.cond(n));
-        let mut locals = self.locals.borrow_mut();
-        if locals.len() < n {
-            locals.resize(n, None);
-        }
-        locals[n - 1] = Some(l.clone());
+        let l = self.factored.local(x);
+        *self.last_local.borrow_mut() = Some((x.clone(), l.clone()));
         l
     }
 
-    pub(crate) fn cond(&self, n: usize) -> &Bdd {
+    /// Condition number `n` as a local set.
+    pub(crate) fn cond_local(&self, n: usize) -> Local {
+        self.conds[n - 1].clone()
+    }
+
+    /// Condition number `n` as a local set (not a copy).
+    pub(crate) fn cond(&self, n: usize) -> &Local {
         &self.conds[n - 1]
     }
 
-    /// Condition number `n`, shared (not a copy).
-    pub(crate) fn cond_rc(&self, n: usize) -> Rc<Bdd> {
-        self.conds[n - 1].clone()
+    /// The local set `Factored::local` makes of the whole set of `c` (the form numbered
+    /// conditions are held in: the texts made from it are those of the whole set).
+    pub(crate) fn canonical(&self, c: &Local) -> Local {
+        self.factored.local(&self.factored.exact(c))
     }
 
     /// Short Modelica text of a condition (invalid and singular modes are don't-cares).
     pub(crate) fn cond_text(&self, c: &Bdd) -> String {
-        self.short(c).to_modelica(&|m| self.cdg.space.names[m.index()].clone())
+        self.text(&self.local(c))
     }
 
     /// A condition as a Modelica expression.
     pub(crate) fn cond_expr(&self, c: &Bdd) -> Expr {
+        self.expr(&self.local(c))
+    }
+
+    /// [`Plan::cond_text`] of a local set.
+    pub(crate) fn text(&self, c: &Local) -> String {
+        self.short(c).to_modelica(&|m| self.cdg.space.names[m.index()].clone())
+    }
+
+    /// [`Plan::cond_expr`] of a local set.
+    pub(crate) fn expr(&self, c: &Local) -> Expr {
         exprs::cond_expr(&self.short(c), &|m| self.mode_expr(m))
     }
 
     /// `ModeSpace::to_cond(c, care)`, from the local set of c.
-    fn short(&self, c: &Bdd) -> crate::mdae::Cond {
-        self.cdg.space.to_cond_local(&self.local(c), &self.factored.all(), &self.factored)
+    fn short(&self, c: &Local) -> crate::mdae::Cond {
+        self.cdg.space.to_cond_local(c, &self.factored.all(), &self.factored)
     }
 
     pub(crate) fn mode_expr(&self, m: ModeId) -> Expr {
@@ -323,7 +345,7 @@ impl<'a> Plan<'a> {
         }
         let base = format!("{}{}_{c}", Namer::plain(self.var_name(u)), primes(i));
         let n = self.namer.fresh(&base);
-        let what = format!("{} if {}", primed(self.var_name(u), i), self.cond_text(&self.cond(c).clone()));
+        let what = format!("{} if {}", primed(self.var_name(u), i), self.text(self.cond(c)));
         self.declare(n.clone(), what, Some(u));
         self.replicas.insert((u, i, c), n.clone());
         n
@@ -350,11 +372,11 @@ impl<'a> Plan<'a> {
         self.sources.insert((u, i), n.clone());
         if self.roles[u.index()] == Role::Varying {
             // Defined by a multiplexer over every writer that integrates into u^(i).
-            let branches = self.def(u, i, &self.care.clone()).into_iter().map(|(c, _)| c).collect::<Vec<_>>();
+            let branches = self.def_in(u, i, &self.care_local.clone()).into_iter().map(|(c, _)| c).collect::<Vec<_>>();
             let branches =
-                branches.into_iter().map(|b| (self.cond_rc(self.part_cond[b]), self.written(b, u, i))).collect();
+                branches.into_iter().map(|b| (self.cond_local(self.part_cond[b]), self.written(b, u, i))).collect();
             let comment = format!("{} by mode", primed(self.var_name(u), i));
-            self.muxes.push(Mux { target: n.clone(), comment, branches, care: self.care.clone() });
+            self.muxes.push(Mux { target: n.clone(), comment, branches, care: self.care_local.clone() });
         }
         name(&n)
     }
@@ -387,12 +409,16 @@ impl<'a> Plan<'a> {
 
     /// Def_c(u, i): parts writing u at an order ≥ i whose condition meets `c`.
     pub(crate) fn def(&self, u: VarId, i: u32, c: &Bdd) -> Vec<(usize, u32)> {
-        let writers = self.writers[u.index()].iter().copied().filter(|&(_, k)| k >= i);
         if c == &*self.care {
-            return writers.filter(|&(b, _)| !self.cond(self.part_cond[b]).is_false()).collect();
+            return self.def_in(u, i, &self.care_local);
         }
-        let c = self.local(c);
-        writers.filter(|&(b, _)| self.factored.meets(&self.local(self.cond(self.part_cond[b])), &c)).collect()
+        self.def_in(u, i, &self.local(c))
+    }
+
+    /// [`Plan::def`] under a local set.
+    pub(crate) fn def_in(&self, u: VarId, i: u32, c: &Local) -> Vec<(usize, u32)> {
+        let writers = self.writers[u.index()].iter().copied().filter(|&(_, k)| k >= i);
+        writers.filter(|&(b, _)| self.factored.meets(self.cond(self.part_cond[b]), c)).collect()
     }
 
     /// The values `at` gives the mode variables, as a partial valuation of the BDD
@@ -404,7 +430,12 @@ impl<'a> Plan<'a> {
         let space = &self.cdg.space;
         let lits: Vec<(BddVariable, bool)> = at.iter().map(|&(m, v)| (space.mode_vars[m.index()], v)).collect();
         let valuation = BddPartialValuation::from_values(&lits);
-        let v = Rc::new(lits.iter().all(|&(x, v)| valuation.get_value(x) == Some(v)).then_some(valuation));
+        // No regular mode with these values: none either (`def_at` tests the local sets).
+        let v = Rc::new(
+            (lits.iter().all(|&(x, v)| valuation.get_value(x) == Some(v))
+                && !self.care.restrict_valuation(&valuation).is_false())
+            .then_some(valuation),
+        );
         // Kept for the cube of start values asked once per mode equation; one literal asked
         // per switch is not kept (O(modes) each: quadratic memory over every switch).
         if at.len() > 1 {
@@ -424,37 +455,34 @@ impl<'a> Plan<'a> {
         self.writers[u.index()]
             .iter()
             .copied()
-            .filter(|&(b, k)| k >= i && !self.cond(self.part_cond[b]).restrict_valuation(at).is_false())
+            .filter(|&(b, k)| k >= i && !self.cond(self.part_cond[b]).g.restrict_valuation(at).is_false())
             .collect()
     }
 
     /// Is u^(i) a leading variable in some mode of `c`?
-    pub(crate) fn leading_in(&self, u: VarId, i: u32, c: &Bdd) -> bool {
+    pub(crate) fn leading_in(&self, u: VarId, i: u32, c: &Local) -> bool {
         let orders = &self.cdg.orders[u.index()];
-        if !orders.iter().any(|(d, _)| *d == i) {
-            return false;
-        }
-        let c = self.local(c);
-        orders.iter().any(|(d, m)| *d == i && self.factored.meets(m, &c))
+        orders.iter().any(|(d, m)| *d == i && self.factored.meets(m, c))
     }
 
     /// u^(i) as read under condition number `c` (see the module header).
     pub(crate) fn read(&mut self, u: VarId, i: u32, c: usize) -> Expr {
-        let cond = self.cond_rc(c);
+        let cond = self.cond_local(c);
         if self.roles[u.index()] != Role::Varying && !self.leading_in(u, i, &cond) {
             return self.source(u, i);
         }
-        let def = self.def(u, i, &cond);
+        let def = self.def_in(u, i, &cond);
         if let [(b, _)] = def.as_slice() {
             return self.written(*b, u, i);
         }
-        if def.len() == self.def(u, i, &self.care.clone()).len() {
+        if def.len() == self.def_in(u, i, &self.care_local.clone()).len() {
             return self.source(u, i);
         }
         let n = self.replica(u, i, c);
         if self.muxed.insert(n.clone(), ()).is_none() {
-            let branches = def.iter().map(|&(b, _)| (self.cond_rc(self.part_cond[b]), self.written(b, u, i))).collect();
-            let comment = format!("{} if {}", primed(self.var_name(u), i), self.cond_text(&cond));
+            let branches =
+                def.iter().map(|&(b, _)| (self.cond_local(self.part_cond[b]), self.written(b, u, i))).collect();
+            let comment = format!("{} if {}", primed(self.var_name(u), i), self.text(&cond));
             self.muxes.push(Mux { target: n.clone(), comment, branches, care: cond });
         }
         name(&n)
@@ -463,21 +491,44 @@ impl<'a> Plan<'a> {
     /// `case(branches)`: `if c1 then e1 elseif … else en`. The branch with the longest
     /// condition is the default; each condition is written shortest given the
     /// branches before it (Figure 15: `if bh then x_p_6 else if bl then x_p_4 else x_p_7`).
-    pub(crate) fn case(&self, branches: &[(Rc<Bdd>, Expr)], care: &Bdd) -> Expr {
-        let mut sorted: Vec<(usize, &(Rc<Bdd>, Expr))> =
-            branches.iter().map(|b| (self.cond_text(&b.0).len(), b)).collect();
+    pub(crate) fn case(&self, branches: &[(Local, Expr)], care: &Local) -> Expr {
+        let mut sorted: Vec<(usize, &(Local, Expr))> = branches.iter().map(|b| (self.text(&b.0).len(), b)).collect();
         sorted.sort_by_key(|x| x.0);
         let Some(((_, last), rest)) = sorted.split_last() else { return number("0") };
-        let mut care = self.local(care);
+        let mut care = care.clone();
         let mut arms = Vec::new();
         for (_, (c, e)) in rest {
-            let c = self.local(c);
-            let cond = self.cdg.space.to_cond_local(&c, &care, &self.factored);
+            let cond = self.cdg.space.to_cond_local(c, &care, &self.factored);
             arms.push((exprs::cond_expr(&cond, &|m| self.mode_expr(m)), e.clone()));
-            care = self.factored.and_not(&care, &c);
+            care = self.factored.and_not(&care, c);
         }
         exprs::if_expr(arms, last.1.clone())
     }
+}
+
+/// The number of the whole set `c` (⊆ the regular modes) in `conds`, allocated when new.
+fn number_in(conds: &mut Vec<Local>, numbers: &mut FxHashMap<u64, Vec<usize>>, fz: &Factored, c: &Bdd) -> usize {
+    let l = fz.local(c);
+    let ks = numbers.entry(fingerprint(c)).or_default();
+    if let Some(&k) = ks.iter().find(|&&k| same(fz, &conds[k - 1], &l)) {
+        return k;
+    }
+    conds.push(l);
+    ks.push(conds.len());
+    conds.len()
+}
+
+/// The hash of a whole BDD (canonical: one per set).
+fn fingerprint(c: &Bdd) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    c.hash(&mut h);
+    h.finish()
+}
+
+/// Are `a` and `b` the same set?
+fn same(fz: &Factored, a: &Local, b: &Local) -> bool {
+    !fz.meets_not(a, b) && !fz.meets_not(b, a)
 }
 
 /// Per variable, the parts (`part_block`: part → block) that write it, with the order.

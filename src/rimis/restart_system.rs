@@ -486,7 +486,7 @@ fn grow(
         if du > 0 && plan.roles[u] == Role::Varying {
             let v = VarId(u as u32);
             let writer = plan.def(v, du - 1, region).into_iter().find(|&(_, k)| k >= du);
-            let same = writer.is_some_and(|(b, _)| plan.cond(plan.part_cond[b]) == &region.and(&plan.care));
+            let same = writer.is_some_and(|(b, _)| plan.same(plan.cond(plan.part_cond[b]), &plan.local(region)));
             if !same {
                 return Ok(Err(Fail::new(format!(
                     "`{}` is replicated per mode and its writer's modes are not exactly `{}`",

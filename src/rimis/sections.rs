@@ -15,7 +15,6 @@ use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
 use biodivine_lib_bdd::Bdd;
 use std::borrow::Cow;
-use std::rc::Rc;
 
 /// π_q: partial evaluation of an expression's if-conditions under the modes `q` and, for a
 /// nested condition, the enclosing ones (`if p then (if p or r then a else b) else c` is
@@ -92,8 +91,7 @@ pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr
 pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
     let block = &plan.cdg.blocks[plan.part_block[b]];
     let cnum = plan.part_cond[b];
-    let cond = plan.cond_rc(cnum);
-    let local = plan.local(&cond);
+    let local = plan.cond_local(cnum);
     let mut eqs = Vec::new();
     for &(e, k) in &block.eqs {
         if super::as_written::kept_whole(plan, e) {
@@ -117,7 +115,7 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
     }
     let written: Vec<Expr> = writes.iter().map(|&(u, k)| plan.written(b, u, k)).collect();
     let label = part_label(plan, b);
-    let unconditional = cond == plan.care;
+    let unconditional = plan.factored.covers(&local);
     let written_text: Vec<String> = written.iter().map(expr_to_string).collect();
     let is_written = |x: &Expr| written_text.contains(&expr_to_string(x));
     let regular = out.iter().all(|(l, r)| {
@@ -137,7 +135,7 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
     }
     // §4.7: outside its modes a nonlinear block, or one whose expressions are not
     // defined everywhere, assigns its matched variables a default.
-    let mut item = Item::new(guarded(plan.cond_expr(&cond), out, &written));
+    let mut item = Item::new(guarded(plan.expr(&local), out, &written));
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
     item.comment = Some(format!("{label} ({why}: trivial outside its modes, paper 000 §4.7)"));
     Ok(vec![item])
@@ -152,7 +150,7 @@ fn part_label(plan: &Plan, p: usize) -> String {
         [_] => format!("Block {}. {label}", b + 1),
         parts => {
             let j = parts.iter().position(|&q| q == p).map_or(0, |j| j + 1);
-            let cond = plan.cond_text(plan.cond(plan.part_cond[p]));
+            let cond = plan.text(plan.cond(plan.part_cond[p]));
             format!("Block {}, part {j} of {}. {label}; this part when {cond}", b + 1, parts.len())
         }
     }
@@ -299,9 +297,9 @@ pub(crate) fn multi_sources(plan: &mut Plan) -> Vec<Item> {
         };
         let target = plan.source(u, top);
         let writers = plan.writers[u.index()].clone();
-        let branches: Vec<(Rc<Bdd>, Expr)> =
-            writers.iter().map(|&(b, _)| (plan.cond_rc(plan.part_cond[b]), plan.written(b, u, top))).collect();
-        out.push(Item::new(simple(target, plan.case(&branches, &plan.care))));
+        let branches: Vec<(Local, Expr)> =
+            writers.iter().map(|&(b, _)| (plan.cond_local(plan.part_cond[b]), plan.written(b, u, top))).collect();
+        out.push(Item::new(simple(target, plan.case(&branches, &plan.care_local))));
     }
     out
 }
@@ -355,20 +353,21 @@ pub(crate) fn diff(plan: &mut Plan) -> Vec<Item> {
 /// replicate, value), the restart value.
 pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<Item> {
     let mut out = Vec::new();
+    let regions: Vec<Local> = restarts.iter().map(|r| plan.local(&r.0)).collect();
     for u in plan.mdae.var_ids() {
         if plan.roles[u.index()] != Role::Varying {
             continue;
         }
         for (b, k) in plan.writers[u.index()].clone() {
-            let mode = plan.cond_rc(plan.part_cond[b]);
+            let mode = plan.cond_local(plan.part_cond[b]);
             let mut body = Vec::new();
             for i in 0..k {
                 let target = plan.written(b, u, i);
-                let restart = restarts.iter().find(|(r, n, _)| {
-                    r.and(&plan.care) == *mode && matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n)
+                let restart = restarts.iter().zip(&regions).find(|((_, n, _), r)| {
+                    plan.same(r, &mode) && matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n)
                 });
                 let value = match restart {
-                    Some((_, _, v)) => v.clone(),
+                    Some(((_, _, v), _)) => v.clone(),
                     None => call("pre", vec![plan.source(u, i)]),
                 };
                 body.push(exprs::reinit(target, value));
@@ -376,7 +375,7 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
             if body.is_empty() {
                 continue;
             }
-            let cond = plan.cond_expr(&mode);
+            let cond = plan.expr(&mode);
             out.push(Item::new(exprs::equation(EquationKind::When { branches: vec![(cond, body)] })));
         }
     }

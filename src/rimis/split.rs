@@ -24,14 +24,14 @@
 //! refuses the rewrite, as before.
 
 use super::plan::{Plan, Role};
+use crate::analysis::local::{Factored, Local};
 use crate::analysis::scc::components;
-use biodivine_lib_bdd::Bdd;
 
 /// At most this many parts beyond one per block, over the whole model.
 const MAX_EXTRA_PARTS: usize = 4096;
 
 /// Per block, the partition of its condition (see the module header); `None`: no split.
-pub(crate) fn parts(plan: &Plan) -> Option<Vec<Vec<Bdd>>> {
+pub(crate) fn parts(plan: &Plan) -> Option<Vec<Vec<Local>>> {
     let n = plan.cdg.blocks.len();
     let reads: Vec<Vec<Read>> = (0..n).map(|b| replicate_reads(plan, b)).collect();
     let mut succ = vec![Vec::new(); n];
@@ -52,14 +52,14 @@ pub(crate) fn parts(plan: &Plan) -> Option<Vec<Vec<Bdd>>> {
     if cyclic.is_empty() {
         return None;
     }
-    let mut parts: Vec<Vec<Bdd>> = (0..n).map(|b| vec![plan.cond(plan.block_cond[b]).clone()]).collect();
+    let mut parts: Vec<Vec<Local>> = (0..n).map(|b| vec![plan.cond(plan.block_cond[b]).clone()]).collect();
     let mut extra = 0;
     loop {
         let mut changed = false;
         for b in cyclic.iter().flatten().copied() {
             for r in reads[b].iter().filter(|r| r.instantaneous.iter().any(|&w| component[w] == component[b])) {
-                let pieces: Vec<Bdd> = r.writers.iter().flat_map(|&w| parts[w].clone()).collect();
-                let refined = refine(&parts[b], &pieces);
+                let pieces: Vec<Local> = r.writers.iter().flat_map(|&w| parts[w].clone()).collect();
+                let refined = refine(&plan.factored, &parts[b], &pieces);
                 if refined.len() != parts[b].len() {
                     extra += refined.len() - parts[b].len();
                     if extra > MAX_EXTRA_PARTS {
@@ -75,7 +75,9 @@ pub(crate) fn parts(plan: &Plan) -> Option<Vec<Vec<Bdd>>> {
         }
     }
     for p in parts.iter_mut().filter(|p| p.len() > 1) {
-        p.sort_by_cached_key(|c| plan.cond_text(c));
+        // The form of a numbered condition (its text is the whole set's).
+        *p = p.iter().map(|c| plan.canonical(c)).collect();
+        p.sort_by_cached_key(|c| plan.text(c));
     }
     parts.iter().any(|p| p.len() > 1).then_some(parts)
 }
@@ -91,13 +93,14 @@ struct Read {
 }
 
 fn replicate_reads(plan: &Plan, b: usize) -> Vec<Read> {
-    let cond = plan.cond(plan.block_cond[b]);
+    let cond = plan.cond(plan.block_cond[b]).clone();
+    let cond = &cond;
     plan.cdg.blocks[b]
         .reads
         .iter()
         .filter(|&&(u, i)| plan.roles[u.index()] == Role::Varying || plan.leading_in(u, i, cond))
         .map(|&(u, i)| {
-            let def = plan.def(u, i, cond);
+            let def = plan.def_in(u, i, cond);
             Read {
                 writers: def.iter().map(|&(w, _)| w).collect(),
                 instantaneous: def.iter().filter(|&&(w, k)| k == i && w != b).map(|&(w, _)| w).collect(),
@@ -113,18 +116,18 @@ fn kept_as_written(plan: &Plan, b: usize) -> bool {
 
 /// Each part of `parts` divided by the `pieces` it meets; the modes of a part that no piece
 /// covers stay a part of their own.
-fn refine(parts: &[Bdd], pieces: &[Bdd]) -> Vec<Bdd> {
+fn refine(fz: &Factored, parts: &[Local], pieces: &[Local]) -> Vec<Local> {
     let mut out = Vec::new();
     for p in parts {
         let mut rest = p.clone();
         for q in pieces {
-            let both = rest.and(q);
-            if !both.is_false() {
-                rest = rest.and_not(q);
+            let both = fz.and(&rest, q);
+            if !fz.is_false(&both) {
+                rest = fz.and_not(&rest, q);
                 out.push(both);
             }
         }
-        if !rest.is_false() {
+        if !fz.is_false(&rest) {
             out.push(rest);
         }
     }
