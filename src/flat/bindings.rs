@@ -24,19 +24,11 @@ use crate::syntax::ast::{
 /// Moves the declaration equations of the model class into its equations; returns how many.
 pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
     let Some(class) = model_class_mut(def) else { return 0 };
-    let ClassBody::Long(comp) = &mut class.body else { return 0 };
-    let clauses: Vec<&crate::syntax::ast::Component> = comp
-        .parts
-        .iter()
-        .flat_map(|p| match p {
-            ClassPart::Elements { elements, .. } => elements.as_slice(),
-            _ => &[],
-        })
-        .filter_map(|e| if let Element::Component(c) = e { Some(c) } else { None })
-        .collect();
+    let clauses: Vec<&crate::syntax::ast::Component> = class.components().collect();
     let groups = element_groups(&clauses);
     let declared: Vec<Vec<(String, bool)>> =
         clauses.iter().map(|c| c.declarations.iter().map(|d| declared_name(c, d, &groups)).collect()).collect();
+    let ClassBody::Long(comp) = &mut class.body else { return 0 };
     let mut clause = 0;
     let mut moved = Vec::new();
     let mut last_elements = None;

@@ -15,8 +15,8 @@ use super::expand::{Expander, Res, Val};
 use super::types::Classes;
 use crate::syntax::Span;
 use crate::syntax::ast::{
-    Call, ClassBody, ClassDef, ClassKind, ClassPart, Component, Element, Expr, ExprKind, FunctionArgs, Ident, NamedArg,
-    Prefix, StatementKind, TypeSpec, text,
+    Call, ClassBody, ClassDef, ClassKind, ClassPart, Component, Expr, ExprKind, FunctionArgs, Ident, NamedArg, Prefix,
+    StatementKind, TypeSpec, text,
 };
 use std::collections::HashMap;
 
@@ -28,7 +28,7 @@ const MAX_INLINE: usize = 16;
 pub(super) fn call(x: &mut Expander, c: &Call) -> Res<Option<Val>> {
     let f = c.function.text.as_str();
     let Some(func) = x.classes.function(f) else { return Ok(None) };
-    let Some(output) = components(func).find(|c| c.has(Prefix::Output)) else { return Ok(None) };
+    let Some(output) = func.components().find(|c| c.has(Prefix::Output)) else { return Ok(None) };
     let record = type_name(output).and_then(|t| record_fields(x.classes, &qualified(x.classes, f, t)));
     let array = !output.type_dims.is_empty() || output.declarations.iter().any(|d| !d.dims.is_empty());
     if record.is_none() && !array {
@@ -40,7 +40,7 @@ pub(super) fn call(x: &mut Expander, c: &Call) -> Res<Option<Val>> {
         Ok(Some(Val::Opaque))
     };
     let ClassBody::Long(comp) = &func.body else { return opaque(x) };
-    let local_variables = components(func).any(|c| !c.has(Prefix::Input) && !c.has(Prefix::Output));
+    let local_variables = func.components().any(|c| !c.has(Prefix::Input) && !c.has(Prefix::Output));
     if x.locals.len() >= MAX_INLINE || comp.external.is_some() || local_variables {
         return opaque(x);
     }
@@ -79,7 +79,8 @@ pub(super) fn with_record_arguments(x: &mut Expander, c: &Call) -> Res<Option<Ca
     let Some(func) = x.classes.function(f) else { return Ok(None) };
     let FunctionArgs::List { positional, named } = &c.args else { return Ok(None) };
     // (name, type, scalar: no dimensions)
-    let inputs: Vec<(&str, Option<&str>, bool)> = components(func)
+    let inputs: Vec<(&str, Option<&str>, bool)> = func
+        .components()
         .filter(|c| c.has(Prefix::Input))
         .flat_map(|c| {
             c.declarations.iter().map(move |d| {
@@ -177,7 +178,8 @@ fn constructor(classes: &Classes, ty: &str, v: &Val) -> Option<Expr> {
         }
         Val::Record(fields) => {
             let class = classes.get(ty)?;
-            let types: HashMap<&str, &str> = components(class)
+            let types: HashMap<&str, &str> = class
+                .components()
                 .flat_map(|c| c.declarations.iter().map(move |d| (d.name.parts[0].ident.text.as_str(), type_name(c))))
                 .filter_map(|(n, t)| Some((n, t?)))
                 .collect();
@@ -202,7 +204,8 @@ fn constructor(classes: &Classes, ty: &str, v: &Val) -> Option<Expr> {
 /// values in the caller's scope; `None` when an input has no value.
 fn arguments(x: &mut Expander, func: &ClassDef, c: &Call) -> Res<Option<HashMap<String, Val>>> {
     let FunctionArgs::List { positional, named } = &c.args else { return Ok(None) };
-    let inputs: Vec<(&str, Option<&Expr>)> = components(func)
+    let inputs: Vec<(&str, Option<&Expr>)> = func
+        .components()
         .filter(|c| c.has(Prefix::Input))
         .flat_map(|c| c.declarations.iter())
         .map(|d| {
@@ -238,17 +241,17 @@ pub(super) fn record_fields(classes: &Classes, name: &str) -> Option<Vec<String>
     let c = classes.get(name)?;
     let fields = match c.kind {
         ClassKind::Record | ClassKind::OperatorRecord => {
-            components(c).flat_map(|c| c.declarations.iter()).collect::<Vec<_>>()
+            c.components().flat_map(|c| c.declarations.iter()).collect::<Vec<_>>()
         }
         _ if classes.function(name).is_some() => {
             // omc writes the constructor's output type unqualified: `function A.B.R … output R res;`.
-            let output = components(c).find(|c| c.has(Prefix::Output))?;
+            let output = c.components().find(|c| c.has(Prefix::Output))?;
             let out_type = type_name(output)?;
             let last = |n: &str| n.trim_matches('\'').rsplit('.').next().unwrap_or(n).to_string();
             if out_type != name && last(out_type) != last(name) {
                 return None;
             }
-            components(c).filter(|c| c.has(Prefix::Input)).flat_map(|c| c.declarations.iter()).collect()
+            c.components().filter(|c| c.has(Prefix::Input)).flat_map(|c| c.declarations.iter()).collect()
         }
         _ => return None,
     };
@@ -277,23 +280,6 @@ fn type_name(c: &Component) -> Option<&str> {
         TypeSpec::Name(n) => Some(n.text.as_str()),
         TypeSpec::Enumeration(_) => None,
     }
-}
-
-fn components(c: &ClassDef) -> impl Iterator<Item = &Component> {
-    let parts: &[ClassPart] = match &c.body {
-        ClassBody::Long(comp) => &comp.parts,
-        _ => &[],
-    };
-    parts
-        .iter()
-        .flat_map(|p| match p {
-            ClassPart::Elements { elements, .. } => elements.as_slice(),
-            _ => &[],
-        })
-        .filter_map(|e| match e {
-            Element::Component(c) => Some(c),
-            _ => None,
-        })
 }
 
 fn statements(c: &ClassDef) -> Vec<&crate::syntax::ast::Statement> {

@@ -184,23 +184,33 @@ pub struct ClassDef {
 }
 
 impl ClassDef {
-    /// The classes declared directly in this class's element sections, in source order
-    /// (none for a short, enumeration or `der` class).
-    pub fn nested_classes(&self) -> impl Iterator<Item = &ClassDef> {
+    /// The elements of this class's element sections, in source order (none for a short,
+    /// enumeration or `der` class).
+    pub fn elements(&self) -> impl Iterator<Item = &Element> {
         let parts = match &self.body {
             ClassBody::Long(comp) => comp.parts.as_slice(),
             _ => &[],
         };
-        parts
-            .iter()
-            .flat_map(|part| match part {
-                ClassPart::Elements { elements, .. } => elements.as_slice(),
-                _ => &[],
-            })
-            .filter_map(|e| match e {
-                Element::Class(c) => Some(&**c),
-                _ => None,
-            })
+        parts.iter().flat_map(|part| match part {
+            ClassPart::Elements { elements, .. } => elements.as_slice(),
+            _ => &[],
+        })
+    }
+
+    /// The classes declared directly in this class's element sections, in source order.
+    pub fn nested_classes(&self) -> impl Iterator<Item = &ClassDef> {
+        self.elements().filter_map(|e| match e {
+            Element::Class(c) => Some(&**c),
+            _ => None,
+        })
+    }
+
+    /// The component clauses of this class's element sections, in source order.
+    pub fn components(&self) -> impl Iterator<Item = &Component> {
+        self.elements().filter_map(|e| match e {
+            Element::Component(c) => Some(c),
+            _ => None,
+        })
     }
 }
 
