@@ -94,21 +94,28 @@ impl<T> DerefMut for SmallList<T> {
     }
 }
 
-impl<'a, T> IntoIterator for &'a SmallList<T> {
-    type Item = &'a T;
-    type IntoIter = std::slice::Iter<'a, T>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
+/// `for x in &list` and `for x in &mut list` over the slice a list derefs to.
+macro_rules! slice_into_iter {
+    ($list:ident) => {
+        impl<'a, T> IntoIterator for &'a $list<T> {
+            type Item = &'a T;
+            type IntoIter = std::slice::Iter<'a, T>;
+            fn into_iter(self) -> Self::IntoIter {
+                self.iter()
+            }
+        }
+
+        impl<'a, T> IntoIterator for &'a mut $list<T> {
+            type Item = &'a mut T;
+            type IntoIter = std::slice::IterMut<'a, T>;
+            fn into_iter(self) -> Self::IntoIter {
+                self.iter_mut()
+            }
+        }
+    };
 }
 
-impl<'a, T> IntoIterator for &'a mut SmallList<T> {
-    type Item = &'a mut T;
-    type IntoIter = std::slice::IterMut<'a, T>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter_mut()
-    }
-}
+slice_into_iter!(SmallList);
 
 impl<T: PartialEq> PartialEq for SmallList<T> {
     fn eq(&self, other: &SmallList<T>) -> bool {
@@ -168,21 +175,7 @@ impl<T> DerefMut for ThinList<T> {
     }
 }
 
-impl<'a, T> IntoIterator for &'a ThinList<T> {
-    type Item = &'a T;
-    type IntoIter = std::slice::Iter<'a, T>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl<'a, T> IntoIterator for &'a mut ThinList<T> {
-    type Item = &'a mut T;
-    type IntoIter = std::slice::IterMut<'a, T>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter_mut()
-    }
-}
+slice_into_iter!(ThinList);
 
 impl<T: std::fmt::Debug> std::fmt::Debug for ThinList<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
