@@ -228,8 +228,11 @@ fn if_equation<'e>(
         Some((r, p)) => (Some(r), Some(p)),
         None => (None, None),
     };
-    let rebuilt =
-        |branches, else_branch| Equation { kind: EquationKind::If { branches, else_branch }, notes: None, span: eq.span };
+    let rebuilt = |branches, else_branch| Equation {
+        kind: EquationKind::If { branches, else_branch },
+        notes: None,
+        span: eq.span,
+    };
     let equation = Source::Generated(Box::new(rebuilt(continuous, else_rows)));
     let mut out = Out { rows: vec![FlatEquation::Real { equation }], ..Out::default() };
     if any_passed {
