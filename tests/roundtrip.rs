@@ -186,8 +186,10 @@ fn cref(e: BoxedStrategy<Expr>, subscripted: bool) -> impl Strategy<Value = Comp
             parts
         })
         .prop_map(|parts| {
-            let parts: Vec<RefPart> =
-                parts.into_iter().map(|(t, subscripts)| RefPart { ident: ident(&t), subscripts }).collect();
+            let parts: Vec<RefPart> = parts
+                .into_iter()
+                .map(|(t, subscripts)| RefPart { ident: ident(&t), subscripts: subscripts.into() })
+                .collect();
             ComponentRef { parts: parts.into(), span: D }
         })
 }
@@ -430,15 +432,14 @@ fn component(e: BoxedStrategy<Expr>) -> impl Strategy<Value = Component> {
     (
         prefixes(COMPONENT_PREFIXES),
         type_spec,
-        prop::option::of(class_mod(e.clone()).prop_map(Box::new)),
+        prop::option::of(class_mod(e.clone())),
         subscripts(e.clone(), 0..2),
         prop::collection::vec(declaration(e), 1..3),
     )
         .prop_map(|(prefixes, type_spec, type_mod, type_dims, decls)| Component {
             prefixes,
             type_spec,
-            type_mod,
-            type_dims: type_dims.into(),
+            type_parts: TypeParts::boxed(type_mod, type_dims),
             declarations: decls.into(),
             span: D,
         })

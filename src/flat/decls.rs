@@ -73,7 +73,7 @@ pub(super) fn element_groups(clauses: &[&Component]) -> HashMap<String, usize> {
     let mut out = HashMap::new();
     for c in clauses {
         for d in c.declarations.iter() {
-            if c.type_dims.is_empty() && !d.dims.is_empty() && literal_subscripts(&d.dims).is_some() {
+            if c.type_dims().is_empty() && !d.dims.is_empty() && literal_subscripts(&d.dims).is_some() {
                 *out.entry(cref_text(&d.name)).or_insert(0) += 1;
             }
         }
@@ -96,7 +96,7 @@ fn literal_subscripts(dims: &[Subscript]) -> Option<Vec<usize>> {
 /// The name a declaration declares and whether it is an element of a scalarised array.
 pub(super) fn declared_name(c: &Component, d: &Declaration, groups: &HashMap<String, usize>) -> (String, bool) {
     let base = cref_text(&d.name);
-    let element = c.type_dims.is_empty()
+    let element = c.type_dims().is_empty()
         && literal_subscripts(&d.dims)
             .is_some_and(|subs| groups.get(&base).copied().unwrap_or(0) >= 2 || subs.iter().all(|&k| k == 1));
     if element {
@@ -137,7 +137,7 @@ impl Declare<'_, '_, '_> {
             if !element {
                 dims.extend(d.dims.iter());
             }
-            dims.extend(c.type_dims.iter());
+            dims.extend(c.type_dims().iter());
             dims.extend(type_dims.iter().copied());
             self.add(&name, resolved, &dims, variability, d.span, 0)?;
         }
@@ -209,7 +209,7 @@ impl Declare<'_, '_, '_> {
                         for fd in f.declarations.iter() {
                             let field = format!("{name}.{}", cref_text(&fd.name));
                             let mut d: Vec<&Subscript> = fd.dims.iter().collect();
-                            d.extend(f.type_dims.iter());
+                            d.extend(f.type_dims().iter());
                             d.extend(tdims.iter().copied());
                             self.add(&field, r, &d, inner, span, depth + 1)?;
                             fields.push(field);

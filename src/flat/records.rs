@@ -30,7 +30,7 @@ pub(super) fn call(x: &mut Expander, c: &Call) -> Res<Option<Val>> {
     let Some(func) = x.classes.function(f) else { return Ok(None) };
     let Some(output) = func.components().find(|c| c.has(Prefix::Output)) else { return Ok(None) };
     let record = type_name(output).and_then(|t| record_fields(x.classes, &qualified(x.classes, f, t)));
-    let array = !output.type_dims.is_empty() || output.declarations.iter().any(|d| !d.dims.is_empty());
+    let array = !output.type_dims().is_empty() || output.declarations.iter().any(|d| !d.dims.is_empty());
     if record.is_none() && !array {
         return Ok(None);
     }
@@ -84,7 +84,7 @@ pub(super) fn with_record_arguments(x: &mut Expander, c: &Call) -> Res<Option<Ca
         .filter(|c| c.has(Prefix::Input))
         .flat_map(|c| {
             c.declarations.iter().map(move |d| {
-                (d.name.parts[0].ident.text.as_str(), type_name(c), c.type_dims.is_empty() && d.dims.is_empty())
+                (d.name.parts[0].ident.text.as_str(), type_name(c), c.type_dims().is_empty() && d.dims.is_empty())
             })
         })
         .collect();

@@ -141,7 +141,7 @@ pub fn map_cref(r: &ComponentRef, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> C
     let parts: Vec<RefPart> = r
         .parts
         .iter()
-        .map(|p| RefPart { ident: p.ident.clone(), subscripts: map_subscripts(&p.subscripts, f) })
+        .map(|p| RefPart { ident: p.ident.clone(), subscripts: map_subscripts(&p.subscripts, f).into() })
         .collect();
     ComponentRef { parts: parts.into(), span: r.span }
 }
@@ -197,7 +197,7 @@ pub fn name_expr(name: &str, span: Span) -> Expr {
                     .split(", ")
                     .map(|s| Subscript::Expr(Expr::new(ExprKind::Number(text(s.trim())), span)))
                     .collect();
-                parts.push(RefPart { ident: Ident { text: text(&pending), span }, subscripts: subs });
+                parts.push(RefPart { ident: Ident { text: text(&pending), span }, subscripts: subs.into() });
                 pending.clear();
                 i = close + 1;
                 if bytes.get(i) == Some(&b'.') {
@@ -219,7 +219,7 @@ pub fn name_expr(name: &str, span: Span) -> Expr {
         return Expr::new(ExprKind::Name(text(&pending)), span);
     }
     if !pending.is_empty() {
-        parts.push(RefPart { ident: Ident { text: text(&pending), span }, subscripts: Box::new([]) });
+        parts.push(RefPart { ident: Ident { text: text(&pending), span }, subscripts: Default::default() });
     }
     Expr::new(ExprKind::Ref(Box::new(ComponentRef { parts: parts.into(), span })), span)
 }

@@ -178,7 +178,7 @@ impl<'a> Source<'a> {
             class_mod.map(|cm| Box::new(Modification { class_mod: Some(cm), value: None, span: Span::DUMMY }));
         let ident = Ident { text: text(n), span: Span::DUMMY };
         let decl = Declaration::new(
-            ComponentRef { parts: vec![RefPart { ident, subscripts: Box::new([]) }].into(), span: Span::DUMMY },
+            ComponentRef { parts: vec![RefPart { ident, subscripts: Default::default() }].into(), span: Span::DUMMY },
             Box::new([]),
             modification,
             None,
@@ -188,8 +188,7 @@ impl<'a> Source<'a> {
         Element::Component(Component {
             prefixes: Prefixes::new(),
             type_spec: TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
-            type_mod: None,
-            type_dims: Default::default(),
+            type_parts: None,
             declarations: vec![decl].into(),
             span: Span::DUMMY,
         })

@@ -354,19 +354,44 @@ pub struct Import {
 pub struct Component {
     pub prefixes: Prefixes,
     pub type_spec: TypeSpec,
-    /// A modification on the type, as omc prints record-constructor inputs:
-    /// `input Real(unit = "rad/s")[3] w;` (not standard Modelica; kept as printed).
-    pub type_mod: Option<Box<ClassMod>>,
-    /// Dimensions written on the type: `Real[3] x` (usually none: 8 bytes).
-    pub type_dims: ThinList<Subscript>,
+    /// What is written on the type besides its name, boxed (a flat model's 10^5 `Real x;`
+    /// have none: `None`, 8 bytes): [`Component::type_mod`], [`Component::type_dims`].
+    pub type_parts: Option<Box<TypeParts>>,
     /// Almost always one (`Real x, y;` is rare in flat models): stored inline then.
     pub declarations: SmallList<Declaration>,
     pub span: Span,
 }
 
+/// The parts of a [`Component`]'s type besides its name (rare in flat models).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TypeParts {
+    /// A modification on the type, as omc prints record-constructor inputs:
+    /// `input Real(unit = "rad/s")[3] w;` (not standard Modelica; kept as printed).
+    pub modification: Option<ClassMod>,
+    /// Dimensions written on the type: `Real[3] x`.
+    pub dims: Box<[Subscript]>,
+}
+
+impl TypeParts {
+    /// The parts, boxed; `None` when both are absent.
+    pub fn boxed(modification: Option<ClassMod>, dims: Box<[Subscript]>) -> Option<Box<TypeParts>> {
+        (modification.is_some() || !dims.is_empty()).then(|| Box::new(TypeParts { modification, dims }))
+    }
+}
+
 impl Component {
     pub fn has(&self, p: Prefix) -> bool {
         self.prefixes.contains(&p)
+    }
+
+    /// The modification written on the type, if any.
+    pub fn type_mod(&self) -> Option<&ClassMod> {
+        self.type_parts.as_ref().and_then(|t| t.modification.as_ref())
+    }
+
+    /// The dimensions written on the type (usually none).
+    pub fn type_dims(&self) -> &[Subscript] {
+        self.type_parts.as_ref().map_or(&[], |t| &t.dims)
     }
 }
 
@@ -657,7 +682,8 @@ pub struct ComponentRef {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RefPart {
     pub ident: Ident,
-    pub subscripts: Box<[Subscript]>,
+    /// Usually none (8 bytes).
+    pub subscripts: ThinList<Subscript>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

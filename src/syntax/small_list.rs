@@ -138,6 +138,13 @@ impl<T: std::fmt::Debug> std::fmt::Debug for SmallList<T> {
 #[derive(Clone, PartialEq)]
 pub struct ThinList<T>(Option<Box<Vec<T>>>);
 
+impl<T> ThinList<T> {
+    /// The items, as a vector.
+    pub fn into_vec(self) -> Vec<T> {
+        self.0.map_or_else(Vec::new, |items| *items)
+    }
+}
+
 impl<T> Default for ThinList<T> {
     fn default() -> ThinList<T> {
         ThinList(None)

@@ -183,10 +183,12 @@ fn element(e: &mut Element, f: F) {
                     enum_lits(&mut e.literals, f);
                 }
             }
-            if let Some(m) = &mut c.type_mod {
-                class_mod(m, f);
+            if let Some(t) = &mut c.type_parts {
+                if let Some(m) = &mut t.modification {
+                    class_mod(m, f);
+                }
+                subs(&mut t.dims, f);
             }
-            subs(&mut c.type_dims, f);
             for d in &mut c.declarations {
                 f.span(&mut d.span);
                 cref(&mut d.name, f);

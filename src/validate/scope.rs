@@ -253,7 +253,7 @@ impl<'a> Scope<'a> {
             TypeSpec::Enumeration(_) => text("enumeration"),
         };
         let ty = self.type_of(&c.type_spec);
-        let array = !c.type_dims.is_empty() || !d.dims.is_empty();
+        let array = !c.type_dims().is_empty() || !d.dims.is_empty();
         self.decl_counts.insert(part_count(&base));
         let k = self.decls.len() as u32;
         match self.by_base.get_mut(&base) {

@@ -100,7 +100,7 @@ impl<'a> Sink<'a> for Types<'_, 'a> {
     }
 
     fn binding(&mut self, c: &'a Component, d: &'a Declaration, value: &'a Expr) {
-        if !c.type_dims.is_empty() || !d.dims.is_empty() {
+        if !c.type_dims().is_empty() || !d.dims.is_empty() {
             return;
         }
         let t = self.typer.scope.type_of(&c.type_spec);

@@ -175,7 +175,7 @@ impl Typer<'_, '_> {
                 if !c.has(Prefix::Output) {
                     continue;
                 }
-                let scalar = c.type_dims.is_empty() && c.declarations.iter().all(|d| d.dims.is_empty());
+                let scalar = c.type_dims().is_empty() && c.declarations.iter().all(|d| d.dims.is_empty());
                 return if scalar { self.scope.type_of(&c.type_spec) } else { Ty::Unknown };
             }
         }

@@ -63,8 +63,8 @@ impl<'s, 'a> Walk<'s, 'a> {
     }
 
     fn component(&mut self, c: &'a Component) {
-        self.subscripts(&c.type_dims);
-        if let Some(m) = &c.type_mod {
+        self.subscripts(c.type_dims());
+        if let Some(m) = c.type_mod() {
             self.class_mod(m);
         }
         for d in c.declarations.iter() {

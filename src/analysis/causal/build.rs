@@ -140,7 +140,7 @@ fn declarations(
             let mut name = String::new();
             write_cref(&mut name, &d.name);
             let base_count = bases[&name];
-            if !c.type_dims.is_empty() {
+            if !c.type_dims().is_empty() {
                 if known {
                     continue;
                 }

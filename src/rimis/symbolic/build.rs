@@ -186,8 +186,11 @@ fn map_args(args: &FunctionArgs, f: &mut dyn FnMut(&Expr) -> Expr) -> FunctionAr
 }
 
 fn map_ref(r: &ComponentRef, f: &mut dyn FnMut(&Expr) -> Expr) -> ComponentRef {
-    let parts =
-        r.parts.iter().map(|p| RefPart { ident: p.ident.clone(), subscripts: map_subs(&p.subscripts, f) }).collect();
+    let parts = r
+        .parts
+        .iter()
+        .map(|p| RefPart { ident: p.ident.clone(), subscripts: map_subs(&p.subscripts, f).into() })
+        .collect();
     ComponentRef { parts, span: r.span }
 }
 

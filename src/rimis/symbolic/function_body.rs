@@ -67,7 +67,7 @@ fn params(f: &mut Function, k: &Component, problem: &mut Option<String>) {
     };
     for d in &k.declarations {
         let [part] = &*d.name.parts else { continue };
-        if !d.dims.is_empty() || !k.type_dims.is_empty() || !part.subscripts.is_empty() {
+        if !d.dims.is_empty() || !k.type_dims().is_empty() || !part.subscripts.is_empty() {
             *problem = problem.take().or(Some(format!("`{}` is an array", part.ident.text)));
         }
         let default = d.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| v.expr.clone());

@@ -107,13 +107,12 @@ impl<'s> Parser<'s> {
         }
         let (i, type_spec) = self.type_spec(i)?;
         let (i, type_mod) = self.opt_class_mod(i)?;
-        let type_mod = type_mod.map(Box::new);
         let (i, type_dims) = if self.at_sym(i, "[")? { self.subscripts(i)? } else { (i, Box::default()) };
-        let type_dims = type_dims.into();
+        let type_parts = TypeParts::boxed(type_mod, type_dims);
         let (i, declarations) = self.comma_list(i, |i| self.declaration(i))?;
         let declarations = declarations.into();
         let span = self.span_from(start, i);
-        Ok((i, Element::Component(Component { prefixes, type_spec, type_mod, type_dims, declarations, span })))
+        Ok((i, Element::Component(Component { prefixes, type_spec, type_parts, declarations, span })))
     }
 
     fn type_spec(&self, i: &'s str) -> PResult<'s, TypeSpec> {
@@ -196,7 +195,7 @@ impl<'s> Parser<'s> {
         let (i, mut name) = self.component_ref(i).map_err(cut)?;
         // Trailing subscripts are the dimensions; the name's span then ends at its last identifier.
         let last = name.parts.last_mut().expect("non-empty");
-        let dims = std::mem::take(&mut last.subscripts);
+        let dims = std::mem::take(&mut last.subscripts).into_vec().into_boxed_slice();
         if !dims.is_empty() {
             name.span.end = last.ident.span.end;
         }

@@ -106,12 +106,12 @@ impl<'s> Parser<'s> {
         let (i, ()) = self.ws(i)?;
         let start = self.pos(i);
         let (mut i, first) = self.name(i)?;
-        let mut parts = vec![RefPart { ident: first, subscripts: Box::default() }];
+        let mut parts = vec![RefPart { ident: first, subscripts: Default::default() }];
         loop {
             if self.at_sym(i, "[")? {
                 let (r, (subs, hs)) = self.subscripts_h(i)?;
                 h = h.max(hs);
-                parts.last_mut().expect("non-empty").subscripts = subs;
+                parts.last_mut().expect("non-empty").subscripts = subs.into();
                 i = r;
             }
             let (r, ()) = self.ws(i)?;
@@ -127,7 +127,7 @@ impl<'s> Parser<'s> {
                 last.ident.text = text(&format!("{}.{}", last.ident.text, next.text));
                 last.ident.span = last.ident.span.to(next.span);
             } else {
-                parts.push(RefPart { ident: next, subscripts: Box::default() });
+                parts.push(RefPart { ident: next, subscripts: Default::default() });
             }
             i = r;
         }

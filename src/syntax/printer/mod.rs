@@ -328,10 +328,10 @@ impl Printer {
             TypeSpec::Name(n) => self.out.push_str(&n.text),
             TypeSpec::Enumeration(e) => self.enumeration(&e.literals, e.colon),
         }
-        if let Some(m) = &c.type_mod {
+        if let Some(m) = c.type_mod() {
             self.class_mod(m);
         }
-        write_subscripts(&mut self.out, &c.type_dims);
+        write_subscripts(&mut self.out, c.type_dims());
         for (k, d) in c.declarations.iter().enumerate() {
             self.out.push_str(if k == 0 { " " } else { ", " });
             write_cref(&mut self.out, &d.name);
