@@ -49,7 +49,8 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     // No algebraic loop through a discrete variable: omc refuses one through a
     // when-equation, and iterates on the others. A pass-through output is the input,
     // whose level loops omc builds; a rewritten output has none.
-    match analysis::causal::of_file(&def) {
+    let sections = analysis::causal::Sections::of_file(&def);
+    match sections.as_ref().map(analysis::causal::Sections::rows) {
         Some(Ok(causal)) => {
             let new = causal.discrete_loops().into_iter().find(|l| l.through_when || !unchanged);
             if let Some(l) = new.as_ref() {
@@ -57,7 +58,10 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
                     let (l, c) = file.line_col(s.start as usize);
                     format!("{l}:{c}")
                 };
-                return Err(format!("the output has {}", causal.describe(l, &locate)));
+                return Err(format!(
+                    "the output has {}",
+                    causal.describe(l, &locate, &|o| sections.as_ref().expect("a model class").text(o))
+                ));
             }
         }
         Some(Err(u)) if unchanged => {
