@@ -60,7 +60,7 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
                 };
                 return Err(format!(
                     "the output has {}",
-                    causal.describe(l, &locate, &|o| sections.as_ref().expect("a model class").text(o))
+                    causal.describe(l, &locate, &|o| sections.as_ref().expect("a model class").source(o))
                 ));
             }
         }

@@ -69,8 +69,8 @@ pub(crate) fn read_loops_on_left_limits(out: &mut RimisModel) -> Vec<String> {
     match sections.rows() {
         Ok(model) => {
             let locate = |_: Span| String::from("output");
-            let text = |o: usize| sections.text(o);
-            model.discrete_loops().iter().map(|l| model.describe(l, &locate, &text)).collect()
+            let source = |o: usize| sections.source(o);
+            model.discrete_loops().iter().map(|l| model.describe(l, &locate, &source)).collect()
         }
         Err(u) => vec![format!("the output's causalisation could not be checked: {}", u.what)],
     }

@@ -97,12 +97,12 @@ impl<'a> Sections<'a> {
         of_equations(&self.elements, &self.equations, &self.algorithms, &self.classes)
     }
 
-    /// The text of the rows of `origin`, for messages: the first line of its equation,
-    /// or `algorithm section`.
-    pub fn text(&self, origin: usize) -> String {
+    /// The span and text of the rows of `origin`, for messages: its equation's and the
+    /// first line of it, or the algorithm section's and `algorithm section`.
+    pub fn source(&self, origin: usize) -> (Span, String) {
         match self.equations.get(origin) {
-            Some(eq) => first_line(eq),
-            None => "algorithm section".to_string(),
+            Some(eq) => (eq.span, first_line(eq)),
+            None => (self.algorithms[origin - self.equations.len()].0, "algorithm section".to_string()),
         }
     }
 }
@@ -148,8 +148,8 @@ pub fn of_equations(
     for (k, eq) in equations.iter().enumerate() {
         b.equation(k, eq)?;
     }
-    for (k, (span, statements)) in algorithms.iter().enumerate() {
-        b.algorithm(equations.len() + k, *span, statements);
+    for (k, (_, statements)) in algorithms.iter().enumerate() {
+        b.algorithm(equations.len() + k, statements);
     }
     Ok(b.model)
 }
@@ -177,7 +177,7 @@ fn declarations(
             }
         }
     }
-    let mut names = FxHashMap::default();
+    let mut names = FxHashMap::with_capacity_and_hasher(declared().flatten().count(), Default::default());
     for e in elements {
         let c = match e {
             Element::Component(c) => c,
@@ -230,7 +230,7 @@ fn declarations(
                 },
                 Cow::Owned(n) => text(&n),
             };
-            names.insert(key, Decl { class, top: 0, unknown: NO_UNKNOWN });
+            names.insert(key, Decl::new(class));
         }
     }
     Ok(names)
@@ -351,16 +351,46 @@ enum Pos {
     Read,
 }
 
-/// A declared name: what it is, its highest derivative order anywhere in the model, and
-/// its unknown (at that order; a discrete variable's at order 0), once made.
+/// A declared name: its highest derivative order anywhere in the model, what it is (the
+/// two high bits) and its unknown (the others; at that order, a discrete variable's at
+/// order 0), once made. 8 bytes: the map holds every declared name (issue 15).
 #[derive(Clone, Copy)]
 struct Decl {
-    class: Class,
     top: u32,
-    unknown: u32,
+    bits: u32,
 }
 
-const NO_UNKNOWN: u32 = u32::MAX;
+/// No unknown made yet (the low 30 bits of [`Decl::bits`]).
+const NO_UNKNOWN: u32 = (1 << 30) - 1;
+
+impl Decl {
+    fn new(class: Class) -> Decl {
+        let tag = match class {
+            Class::Known => 0,
+            Class::Real => 1,
+            Class::Discrete => 2,
+        };
+        Decl { top: 0, bits: tag << 30 | NO_UNKNOWN }
+    }
+
+    fn class(self) -> Class {
+        match self.bits >> 30 {
+            0 => Class::Known,
+            1 => Class::Real,
+            _ => Class::Discrete,
+        }
+    }
+
+    fn unknown(self) -> Option<usize> {
+        let u = self.bits & NO_UNKNOWN;
+        (u != NO_UNKNOWN).then_some(u as usize)
+    }
+
+    fn set_unknown(&mut self, u: usize) {
+        let u = u32::try_from(u).ok().filter(|&u| u < NO_UNKNOWN).expect("fewer than 2^30 - 1 unknowns");
+        self.bits = (self.bits & !NO_UNKNOWN) | u;
+    }
+}
 
 #[derive(Default)]
 struct Builder {
@@ -408,7 +438,7 @@ impl Builder {
     /// The unknown standing for `name` differentiated `k` times, if it is one.
     fn unknown(&mut self, name: &str, k: u32) -> Option<usize> {
         let (&base, &d) = self.names.get_key_value(name)?;
-        let discrete = match d.class {
+        let discrete = match d.class() {
             Class::Known => return None,
             Class::Discrete if k == 0 => true,
             Class::Discrete => return None,
@@ -416,11 +446,11 @@ impl Builder {
             Class::Real => false,
         };
         if discrete || k == d.top {
-            if d.unknown != NO_UNKNOWN {
-                return Some(d.unknown as usize);
+            if let Some(i) = d.unknown() {
+                return Some(i);
             }
             let i = self.new_unknown(Unknown { base, order: k, discrete });
-            self.names.get_mut(name).expect("declared").unknown = u32::try_from(i).expect("fewer than 2^32 unknowns");
+            self.names.get_mut(name).expect("declared").set_unknown(i);
             return Some(i);
         }
         if let Some(&i) = self.above.get(&(base, k)) {
@@ -511,16 +541,16 @@ impl Builder {
         }
     }
 
-    fn push(&mut self, origin: usize, span: Span, kind: EqKind, occ: Occurrences) {
+    fn push(&mut self, origin: usize, kind: EqKind, occ: Occurrences) {
         let origin = u32::try_from(origin).expect("fewer than 2^32 equations");
-        self.model.push(CausalEq { origin, span, kind }, occ.solvable, occ.reads);
+        self.model.push(CausalEq { origin, kind }, occ.solvable, occ.reads);
     }
 
     fn equation(&mut self, origin: usize, eq: &Equation) -> Result<(), Unchecked> {
         match &eq.kind {
             EquationKind::Simple { .. } | EquationKind::If { .. } => {
                 for (kind, occ) in self.rows_of(eq, &mut Vec::new())? {
-                    self.push(origin, eq.span, kind, occ);
+                    self.push(origin, kind, occ);
                 }
             }
             EquationKind::When { branches } => {
@@ -538,7 +568,7 @@ impl Builder {
                     let mut reads = conds.reads.clone();
                     reads.extend(occ.reads);
                     let occ = Occurrences { solvable: [u].into(), reads };
-                    self.push(origin, eq.span, EqKind::When, occ);
+                    self.push(origin, EqKind::When, occ);
                 }
             }
             EquationKind::For { .. } => return Err(Unchecked { span: eq.span, what: "for-equation".into() }),
@@ -676,7 +706,7 @@ impl Builder {
     }
 
     /// An algorithm section: one row per assigned unknown, each solvable for all of them.
-    fn algorithm(&mut self, origin: usize, span: Span, statements: &[Statement]) {
+    fn algorithm(&mut self, origin: usize, statements: &[Statement]) {
         let mut assigned = BTreeSet::new();
         statements_assigned(statements, false, &mut assigned);
         let outs: BTreeSet<usize> = assigned.iter().filter_map(|t| self.unknown(t, 0)).collect();
@@ -690,7 +720,7 @@ impl Builder {
         let reads: BTreeSet<usize> = occ.reads.into_iter().filter(|u| !outs.contains(u)).collect();
         let kind = EqKind::Algorithm { when: with_when };
         for _ in &outs {
-            self.push(origin, span, kind, Occurrences { solvable: outs.clone(), reads: reads.clone() });
+            self.push(origin, kind, Occurrences { solvable: outs.clone(), reads: reads.clone() });
         }
     }
 }

@@ -63,14 +63,13 @@ pub enum EqKind {
 }
 
 /// A row: where it comes from and what kind it is; what it can be solved for and what
-/// it reads are [`CausalModel::solvable`] and [`CausalModel::reads`]. Its text is not
-/// kept (a model of 10^5 equations has no loop to show, issue 15): the caller's
-/// [`Sections::text`] gives it by `origin`.
+/// it reads are [`CausalModel::solvable`] and [`CausalModel::reads`]. Its span and text
+/// are its origin's, not kept (a model of 10^5 equations has no loop to show, issue 15):
+/// the caller's [`Sections::source`] gives them.
 #[derive(Clone, Copy, Debug)]
 pub struct CausalEq {
     /// Index of the source equation (or algorithm section) it was made from.
     pub origin: u32,
-    pub span: Span,
     pub kind: EqKind,
 }
 
@@ -260,13 +259,13 @@ impl CausalModel {
         seen
     }
 
-    /// One line per loop: its discrete variables, its equations (`text` of a row's
-    /// origin: [`Sections::text`]), what omc does with it.
+    /// One line per loop: its discrete variables, its equations (`source` of a row's
+    /// origin, its span and text: [`Sections::source`]), what omc does with it.
     pub fn describe(
         &self,
         l: &DiscreteLoop,
         locate: &dyn Fn(Span) -> String,
-        text: &dyn Fn(usize) -> String,
+        source: &dyn Fn(usize) -> (Span, String),
     ) -> String {
         let vars: Vec<String> = l.discrete.iter().map(|&v| self.unknowns[v].name()).collect();
         let what = if l.through_when {
@@ -282,7 +281,8 @@ impl CausalModel {
                 continue;
             }
             origins.push(row.origin);
-            s.push_str(&format!("\n  {}: {}", locate(row.span), text(row.origin as usize)));
+            let (span, text) = source(row.origin as usize);
+            s.push_str(&format!("\n  {}: {text}", locate(span)));
         }
         s
     }

@@ -3,8 +3,8 @@
 //! build the model); a loop through level mode equations is a warning (omc iterates).
 
 use super::{CausalModel, DiscreteLoop, Sections, Unchecked};
-use crate::syntax::SourceFile;
 use crate::syntax::ast::StoredDefinition;
+use crate::syntax::{SourceFile, Span};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -14,8 +14,8 @@ pub struct CausalCheck {
     /// The loops, and the rows and unknowns they name (renumbered: the model's other
     /// rows are dropped, a model of 10^5 equations has no loop to show; issue 15).
     pub result: Result<(CausalModel, Vec<DiscreteLoop>), Unchecked>,
-    /// The text of every origin of a shown row (only those are made).
-    texts: BTreeMap<u32, String>,
+    /// The span and text of every origin of a shown row (only those are made).
+    sources: BTreeMap<u32, (Span, String)>,
 }
 
 impl CausalCheck {
@@ -29,21 +29,21 @@ impl CausalCheck {
             let loops = m.discrete_loops();
             shown(m, loops)
         });
-        let mut texts = BTreeMap::new();
+        let mut sources = BTreeMap::new();
         if let Ok((m, loops)) = &result
             && !loops.is_empty()
         {
             let sections = Sections::of_file(def).expect("the rows' model class");
             for row in &m.equations {
-                texts.entry(row.origin).or_insert_with(|| sections.text(row.origin as usize));
+                sources.entry(row.origin).or_insert_with(|| sections.source(row.origin as usize));
             }
         }
-        CausalCheck { result, texts }
+        CausalCheck { result, sources }
     }
 
-    /// The text of a shown row's origin ([`Sections::text`]).
-    pub fn text_of(&self, origin: usize) -> String {
-        self.texts[&(origin as u32)].clone()
+    /// The span and text of a shown row's origin ([`Sections::source`]).
+    pub fn source(&self, origin: usize) -> (Span, String) {
+        self.sources[&(origin as u32)].clone()
     }
 
     /// Whether some loop goes through a `when`-equation (omc cannot build the model).
@@ -64,7 +64,7 @@ impl CausalCheck {
             }
             Ok((model, loops)) => {
                 let _ = writeln!(s, "discrete loops ({}):", loops.len());
-                let locate = |span: crate::syntax::Span| {
+                let locate = |span: Span| {
                     let (l, c) = file.line_col(span.start as usize);
                     format!("{}:{l}:{c}", file.name)
                 };
@@ -73,7 +73,7 @@ impl CausalCheck {
                     let _ = writeln!(
                         s,
                         "  {kind}: {}",
-                        model.describe(l, &locate, &|o| self.text_of(o)).replace('\n', "\n  ")
+                        model.describe(l, &locate, &|o| self.source(o)).replace('\n', "\n  ")
                     );
                 }
             }
@@ -100,11 +100,9 @@ impl CausalCheck {
                             let row = &model.equations[e];
                             if !origins.contains(&row.origin) {
                                 origins.push(row.origin);
-                                let (line, _) = file.line_col(row.span.start as usize);
-                                equations.push(JsonLoopEquation {
-                                    line: line as u32,
-                                    text: self.text_of(row.origin as usize),
-                                });
+                                let (span, text) = self.source(row.origin as usize);
+                                let (line, _) = file.line_col(span.start as usize);
+                                equations.push(JsonLoopEquation { line: line as u32, text });
                             }
                         }
                         JsonLoop {
@@ -141,7 +139,7 @@ pub struct JsonLoopEquation {
 }
 
 /// The rows and unknowns of `m` that `loops` name, the loops renumbered to them (rows keep
-/// their origin, span and kind; what they solve and read is not shown and is dropped).
+/// their origin and kind; what they solve and read is not shown and is dropped).
 fn shown(m: CausalModel, mut loops: Vec<DiscreteLoop>) -> (CausalModel, Vec<DiscreteLoop>) {
     if loops.is_empty() {
         return (CausalModel::default(), loops);

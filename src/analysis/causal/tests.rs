@@ -103,11 +103,11 @@ fn the_check_keeps_only_what_its_loops_show_and_shows_the_same() {
     let loops = full.discrete_loops();
     assert_eq!(loops.len(), 2);
     let locate = |s: Span| format!("{}", s.start);
-    let shown: Vec<String> = loops.iter().map(|l| full.describe(l, &locate, &|o| sections.text(o))).collect();
+    let shown: Vec<String> = loops.iter().map(|l| full.describe(l, &locate, &|o| sections.source(o))).collect();
     let check = report::CausalCheck::of(&def);
     let Ok((kept, kept_loops)) = &check.result else { panic!("checked") };
     assert!(kept.equations.len() < full.equations.len() && kept.unknowns.len() == 2);
-    let again: Vec<String> = kept_loops.iter().map(|l| kept.describe(l, &locate, &|o| check.text_of(o))).collect();
+    let again: Vec<String> = kept_loops.iter().map(|l| kept.describe(l, &locate, &|o| check.source(o))).collect();
     assert_eq!(again, shown);
     assert_eq!(kept_loops.iter().map(|l| l.through_when).collect::<Vec<_>>(), vec![false, true]);
 }
