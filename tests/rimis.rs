@@ -49,8 +49,7 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     // No algebraic loop through a discrete variable: omc refuses one through a
     // when-equation, and iterates on the others. A pass-through output is the input,
     // whose level loops omc builds; a rewritten output has none.
-    let sections = analysis::causal::Sections::of_file(&def);
-    match sections.as_ref().map(analysis::causal::Sections::rows) {
+    match analysis::causal::Sections::of_file(&def).map(analysis::causal::Sections::rows) {
         Some(Ok(causal)) => {
             let new = causal.discrete_loops().into_iter().find(|l| l.through_when || !unchanged);
             if let Some(l) = new.as_ref() {
@@ -60,7 +59,9 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
                 };
                 return Err(format!(
                     "the output has {}",
-                    causal.describe(l, &locate, &|o| sections.as_ref().expect("a model class").source(o))
+                    causal.describe(l, &locate, &|o| {
+                        analysis::causal::Sections::of_file(&def).expect("a model class").source(o)
+                    })
                 ));
             }
         }

@@ -65,11 +65,11 @@ pub(crate) fn read_loops_on_left_limits(out: &mut RimisModel) -> Vec<String> {
             }
         }
     }
-    let sections = sections(out);
-    match sections.rows() {
+    match sections(out).rows() {
         Ok(model) => {
             let locate = |_: Span| String::from("output");
-            let source = |o: usize| sections.source(o);
+            let made_from = sections(out);
+            let source = |o: usize| made_from.source(o);
             model.discrete_loops().iter().map(|l| model.describe(l, &locate, &source)).collect()
         }
         Err(u) => vec![format!("the output's causalisation could not be checked: {}", u.what)],

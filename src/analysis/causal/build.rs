@@ -92,9 +92,11 @@ impl<'a> Sections<'a> {
         s
     }
 
-    /// The rows.
-    pub fn rows(&self) -> Result<CausalModel, Unchecked> {
-        of_equations(&self.elements, &self.equations, &self.algorithms, &self.classes)
+    /// The rows (the sections are dropped as they are read: the declarations once
+    /// classified, before the rows are made; issue 15).
+    pub fn rows(self) -> Result<CausalModel, Unchecked> {
+        let Sections { elements, equations, algorithms, classes } = self;
+        rows_of(elements, &equations, &algorithms, &classes)
     }
 
     /// The span and text of the rows of `origin`, for messages: its equation's and the
@@ -126,6 +128,15 @@ pub fn of_equations(
     algorithms: &[(Span, &[Statement])],
     classes: &[&ClassDef],
 ) -> Result<CausalModel, Unchecked> {
+    rows_of(elements.to_vec(), equations, algorithms, classes)
+}
+
+fn rows_of(
+    elements: Vec<&Element>,
+    equations: &[&Equation],
+    algorithms: &[(Span, &[Statement])],
+    classes: &[&ClassDef],
+) -> Result<CausalModel, Unchecked> {
     let types: HashMap<&str, &ClassDef> = classes.iter().map(|c| (c.name.text.as_str(), *c)).collect();
     let mut when_targets = BTreeSet::new();
     for eq in equations {
@@ -134,8 +145,8 @@ pub fn of_equations(
     for (_, statements) in algorithms {
         statements_assigned(statements, true, &mut when_targets);
     }
-    let mut b = Builder { names: declarations(elements, &types, &when_targets)?, ..Builder::default() };
-    drop((types, when_targets));
+    let mut b = Builder { names: declarations(&elements, &types, &when_targets)?, ..Builder::default() };
+    drop((elements, types, when_targets));
     b.model.unknowns.reserve(b.names.len());
     b.model.equations.reserve(equations.len() + algorithms.len());
     b.model.ends.reserve(equations.len() + algorithms.len());

@@ -98,8 +98,8 @@ fn the_check_keeps_only_what_its_loops_show_and_shows_the_same() {
             "equation\n  u1 = time; u2 = u1; u3 = u2;\n  g2 = s2 <= 0;\n  s2 = if g2 then l2 - 1 else l2 + 1;\n  l2 = u3;\n",
         );
     let def = parse(&text).unwrap();
+    let full = Sections::of_class(def.classes.last().unwrap(), &[]).rows().unwrap();
     let sections = Sections::of_class(def.classes.last().unwrap(), &[]);
-    let full = sections.rows().unwrap();
     let loops = full.discrete_loops();
     assert_eq!(loops.len(), 2);
     let locate = |s: Span| format!("{}", s.start);
