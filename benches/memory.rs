@@ -153,9 +153,7 @@ fn check_job(name: &str, text: &str) -> Stages {
     let file = driver::source_from_bytes(name.into(), text.as_bytes().to_vec()).expect("UTF-8");
     s.lap("read");
     let def = front(&file, &mut s);
-    let causal = analysis::causal::report::CausalCheck::of(
-        analysis::causal::of_file(&def).unwrap_or_else(|| Ok(Default::default())),
-    );
+    let causal = analysis::causal::report::CausalCheck::of(&def);
     s.lap("causal check");
     let model = mdae::lower(&def, &file).expect("lowers");
     s.lap("lower (flat + mDAE)");

@@ -49,7 +49,7 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     // No algebraic loop through a discrete variable: omc refuses one through a
     // when-equation, and iterates on the others. A pass-through output is the input,
     // whose level loops omc builds; a rewritten output has none.
-    match analysis::causal::of_file(&def) {
+    match analysis::causal::Sections::of_file(&def).map(analysis::causal::Sections::rows) {
         Some(Ok(causal)) => {
             let new = causal.discrete_loops().into_iter().find(|l| l.through_when || !unchanged);
             if let Some(l) = new.as_ref() {
@@ -57,7 +57,12 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
                     let (l, c) = file.line_col(s.start as usize);
                     format!("{l}:{c}")
                 };
-                return Err(format!("the output has {}", causal.describe(l, &locate)));
+                return Err(format!(
+                    "the output has {}",
+                    causal.describe(l, &locate, &|o| {
+                        analysis::causal::Sections::of_file(&def).expect("a model class").source(o)
+                    })
+                ));
             }
         }
         Some(Err(u)) if unchanged => {

@@ -25,18 +25,40 @@ pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<O
 }
 
 /// No equation or variable (a `u32` index).
-const FREE: u32 = u32::MAX;
+pub const FREE: u32 = u32::MAX;
+
+/// A bipartite graph as the matching reads it: equation `i`'s edges, each naming a
+/// variable. A [`Graph`], or a caller's packed lists (the causal check, issue 15).
+pub trait Adjacency {
+    type Edge: Copy;
+    fn equations(&self) -> usize;
+    fn edges(&self, i: usize) -> &[Self::Edge];
+    fn var(edge: Self::Edge) -> usize;
+}
+
+impl Adjacency for Graph {
+    type Edge = (usize, i64);
+    fn equations(&self) -> usize {
+        self.len()
+    }
+    fn edges(&self, i: usize) -> &[(usize, i64)] {
+        &self[i]
+    }
+    fn var(edge: (usize, i64)) -> usize {
+        edge.0
+    }
+}
 
 /// [`maximum_matching`] as `u32` indices, [`FREE`] where unmatched (the matching of a
 /// model of 10^5 equations without modes is at the main job's peak: issue 15).
-fn hopcroft_karp(adj: &Graph, n_var: usize) -> (Vec<u32>, Vec<u32>) {
-    let n_eq = adj.len();
+pub fn hopcroft_karp<A: Adjacency + ?Sized>(adj: &A, n_var: usize) -> (Vec<u32>, Vec<u32>) {
+    let n_eq = adj.equations();
     let mut eq_to_var = vec![FREE; n_eq];
     let mut var_to_eq = vec![FREE; n_var];
     // Greedy start: each equation takes its first free variable.
-    for (i, row) in adj.iter().enumerate() {
-        if let Some(&(j, _)) = row.iter().find(|&&(j, _)| var_to_eq[j] == FREE) {
-            eq_to_var[i] = j as u32;
+    for (i, matched) in eq_to_var.iter_mut().enumerate() {
+        if let Some(j) = adj.edges(i).iter().map(|&x| A::var(x)).find(|&j| var_to_eq[j] == FREE) {
+            *matched = j as u32;
             var_to_eq[j] = i as u32;
         }
     }
@@ -57,7 +79,7 @@ fn hopcroft_karp(adj: &Graph, n_var: usize) -> (Vec<u32>, Vec<u32>) {
         while head < queue.len() {
             let i = queue[head] as usize;
             head += 1;
-            for &(j, _) in &adj[i] {
+            for j in adj.edges(i).iter().map(|&x| A::var(x)) {
                 match var_to_eq[j] {
                     FREE => found = true,
                     k if layer[k as usize] == FREE => {
@@ -80,7 +102,7 @@ fn hopcroft_karp(adj: &Graph, n_var: usize) -> (Vec<u32>, Vec<u32>) {
             }
             let mut stack = vec![s];
             while let Some(&i) = stack.last() {
-                let Some(&(j, _)) = adj[i].get(next[i] as usize) else {
+                let Some(j) = adj.edges(i).get(next[i] as usize).map(|&x| A::var(x)) else {
                     layer[i] = FREE; // dead end for this phase
                     stack.pop();
                     continue;
@@ -90,7 +112,7 @@ fn hopcroft_karp(adj: &Graph, n_var: usize) -> (Vec<u32>, Vec<u32>) {
                 if k == FREE {
                     // Augment along the stack: each equation takes the variable it tried last.
                     for &e in stack.iter().rev() {
-                        let v = adj[e][next[e] as usize - 1].0;
+                        let v = A::var(adj.edges(e)[next[e] as usize - 1]);
                         var_to_eq[v] = e as u32;
                         eq_to_var[e] = v as u32;
                     }

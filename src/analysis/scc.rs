@@ -1,9 +1,10 @@
 //! Strongly connected components of a directed graph over dense indices, by petgraph's
 //! Kosaraju algorithm: iterative (its depth-first searches keep their own stack), so a
 //! chain of 10^6 equations needs no deep call stack — petgraph's Tarjan is recursive and
-//! overflowed on a chain of 10^5 (issue 15). Pure function; the Σ-method's blocks, the
-//! fine Dulmage–Mendelsohn decomposition, the implicit strategy's union SCCs and the
-//! causal check use it.
+//! overflowed on a chain of 10^5 (issue 15). Pure functions; the Σ-method's blocks, the
+//! fine Dulmage–Mendelsohn decomposition and the implicit strategy's union SCCs use
+//! [`components`]; the matching's fine partition and the causal check use
+//! [`component_of`].
 
 use petgraph::graph::{DiGraph, NodeIndex};
 

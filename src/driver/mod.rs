@@ -274,9 +274,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     }
     // The causal check first: its rows are dropped but for the loops it shows before the
     // mDAE and the CDG are built (issue 15: the peak of a large model).
-    let causal = analysis::causal::report::CausalCheck::of(
-        analysis::causal::of_file(&def).unwrap_or_else(|| Ok(Default::default())),
-    );
+    let causal = analysis::causal::report::CausalCheck::of(&def);
     let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
     let cdg = analyse(file, &model, strategy(cli))?;
     // The mode changes that need a restart and their impulse analysis: found where the

@@ -22,7 +22,7 @@
 
 use super::exprs::{call, rewrite, var_name};
 use super::{RimisModel, Section};
-use crate::analysis::causal::{self, CausalModel, EqKind};
+use crate::analysis::causal::{self, EqKind};
 use crate::syntax::Span;
 use crate::syntax::ast::{ClassDef, ClassPart, Element, Equation, EquationKind, Expr, ExprKind, Statement};
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,7 +36,7 @@ pub(crate) fn read_loops_on_left_limits(out: &mut RimisModel) -> Vec<String> {
     // reading each other as in the input; a loop of mode equations alone is cut in
     // its mode equations by the next round. A last round only confirms.
     for round in 0..4 {
-        let model = match causal_model(out) {
+        let model = match sections(out).rows() {
             Ok(m) => m,
             Err(u) => return vec![format!("the output's causalisation could not be checked: {}", u.what)],
         };
@@ -46,12 +46,12 @@ pub(crate) fn read_loops_on_left_limits(out: &mut RimisModel) -> Vec<String> {
         }
         let mut by_origin: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         for l in &loops {
-            let names: Vec<String> = l.discrete.iter().map(|&v| model.unknowns[v].name.clone()).collect();
+            let names: Vec<String> = l.discrete.iter().map(|&v| model.unknowns[v].name()).collect();
             for &e in &l.equations {
                 if round == 0 && model.equations[e].kind != EqKind::Continuous {
                     continue;
                 }
-                by_origin.entry(model.equations[e].origin).or_default().extend(names.iter().cloned());
+                by_origin.entry(model.equations[e].origin as usize).or_default().extend(names.iter().cloned());
             }
         }
         let mut k = 0;
@@ -65,17 +65,20 @@ pub(crate) fn read_loops_on_left_limits(out: &mut RimisModel) -> Vec<String> {
             }
         }
     }
-    match causal_model(out) {
+    match sections(out).rows() {
         Ok(model) => {
             let locate = |_: Span| String::from("output");
-            model.discrete_loops().iter().map(|l| model.describe(l, &locate)).collect()
+            let made_from = sections(out);
+            let source = |o: usize| made_from.source(o);
+            model.discrete_loops().iter().map(|l| model.describe(l, &locate, &source)).collect()
         }
         Err(u) => vec![format!("the output's causalisation could not be checked: {}", u.what)],
     }
 }
 
-/// The output's rows: every item of every section, then its algorithm sections.
-fn causal_model(out: &RimisModel) -> Result<CausalModel, causal::Unchecked> {
+/// What the output's rows are made from: every item of every section, then its
+/// algorithm sections.
+fn sections(out: &RimisModel) -> causal::Sections<'_> {
     let mut elements: Vec<&Element> = out.elements.iter().collect();
     elements.extend(out.replicates.iter().map(|(e, _)| e));
     let equations: Vec<&Equation> =
@@ -89,7 +92,7 @@ fn causal_model(out: &RimisModel) -> Result<CausalModel, causal::Unchecked> {
         })
         .collect();
     let classes: Vec<&ClassDef> = out.classes.iter().collect();
-    causal::of_equations(&elements, &equations, &algorithms, &classes)
+    causal::Sections { elements, equations, algorithms, classes }
 }
 
 /// `e` with every variable `m` of `switches` read as `pre(m)`.

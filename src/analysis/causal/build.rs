@@ -21,11 +21,14 @@
 use super::{CausalEq, CausalModel, EqKind, Unknown};
 use crate::syntax::Span;
 use crate::syntax::ast::{
-    BinOp, ClassBody, ClassDef, ClassKind, ClassPart, Element, Equation, EquationKind, Expr, ExprKind, Prefix,
-    Statement, StatementKind, StoredDefinition, Subscript, TypeSpec, UnOp,
+    BinOp, ClassBody, ClassDef, ClassKind, ClassPart, ComponentRef, Element, Equation, EquationKind, Expr, ExprKind,
+    Prefix, Statement, StatementKind, StoredDefinition, Subscript, TypeSpec, UnOp,
 };
+use crate::syntax::ast::{Text, text};
 use crate::syntax::printer::{equation_to_string, write_cref, write_subscripts};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap};
 
 /// A construct the causal check does not model, and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,41 +45,78 @@ enum Class {
     Discrete,
 }
 
-/// The rows of the model class of `def` (the class the lowering analyses), with every
-/// class of the file to resolve type names; `None` when the file has no model class.
-pub fn of_file(def: &StoredDefinition) -> Option<Result<CausalModel, Unchecked>> {
-    let class = crate::flat::model_class(def)?;
-    let mut classes: Vec<&ClassDef> = def.classes.iter().collect();
-    classes.extend(def.classes.iter().flat_map(ClassDef::nested_classes));
-    Some(of_class(class, &classes))
+/// What the rows are made from: the declarations, the equations (a row's `origin` is the
+/// index of its equation, or `equations.len() + k` for the k-th algorithm section) and
+/// the classes that resolve declared type names.
+#[derive(Default)]
+pub struct Sections<'a> {
+    pub elements: Vec<&'a Element>,
+    pub equations: Vec<&'a Equation>,
+    pub algorithms: Vec<(Span, &'a [Statement])>,
+    pub classes: Vec<&'a ClassDef>,
 }
 
-/// The rows of `class` (its equation and algorithm sections; initial ones are not part
-/// of the simulation's causalisation); `classes` resolves declared type names.
-pub fn of_class(class: &ClassDef, classes: &[&ClassDef]) -> Result<CausalModel, Unchecked> {
-    let ClassBody::Long(comp) = &class.body else { return Ok(CausalModel::default()) };
-    let mut elements = Vec::new();
-    let mut equations = Vec::new();
-    let mut algorithms = Vec::new();
-    let mut nested: Vec<&ClassDef> = classes.to_vec();
-    for part in &comp.parts {
-        match part {
-            ClassPart::Elements { elements: es, .. } => {
-                for e in es {
-                    match e {
-                        Element::Class(c) => nested.push(c),
-                        other => elements.push(other),
+impl<'a> Sections<'a> {
+    /// The sections of the model class of `def` (the class the lowering analyses), with
+    /// every class of the file to resolve type names; `None` when the file has no model
+    /// class.
+    pub fn of_file(def: &'a StoredDefinition) -> Option<Sections<'a>> {
+        let class = crate::flat::model_class(def)?;
+        let mut classes: Vec<&ClassDef> = def.classes.iter().collect();
+        classes.extend(def.classes.iter().flat_map(ClassDef::nested_classes));
+        Some(Sections::of_class(class, &classes))
+    }
+
+    /// The sections of `class` (its equation and algorithm sections; initial ones are not
+    /// part of the simulation's causalisation); `classes` resolves declared type names.
+    pub fn of_class(class: &'a ClassDef, classes: &[&'a ClassDef]) -> Sections<'a> {
+        let ClassBody::Long(comp) = &class.body else { return Sections::default() };
+        let mut s = Sections { classes: classes.to_vec(), ..Sections::default() };
+        for part in &comp.parts {
+            match part {
+                ClassPart::Elements { elements: es, .. } => {
+                    for e in es {
+                        match e {
+                            Element::Class(c) => s.classes.push(c),
+                            other => s.elements.push(other),
+                        }
                     }
                 }
+                ClassPart::Equations { initial: false, equations: eqs, .. } => s.equations.extend(eqs.iter()),
+                ClassPart::Algorithm { initial: false, statements, span } => {
+                    s.algorithms.push((*span, statements.as_slice()))
+                }
+                _ => {}
             }
-            ClassPart::Equations { initial: false, equations: eqs, .. } => equations.extend(eqs.iter()),
-            ClassPart::Algorithm { initial: false, statements, span } => {
-                algorithms.push((*span, statements.as_slice()))
-            }
-            _ => {}
+        }
+        s
+    }
+
+    /// The rows (the sections are dropped as they are read: the declarations once
+    /// classified, before the rows are made; issue 15).
+    pub fn rows(self) -> Result<CausalModel, Unchecked> {
+        let Sections { elements, equations, algorithms, classes } = self;
+        rows_of(elements, &equations, &algorithms, &classes)
+    }
+
+    /// The span and text of the rows of `origin`, for messages: its equation's and the
+    /// first line of it, or the algorithm section's and `algorithm section`.
+    pub fn source(&self, origin: usize) -> (Span, String) {
+        match self.equations.get(origin) {
+            Some(eq) => (eq.span, first_line(eq)),
+            None => (self.algorithms[origin - self.equations.len()].0, "algorithm section".to_string()),
         }
     }
-    of_equations(&elements, &equations, &algorithms, &nested)
+}
+
+/// The rows of the model class of `def` ([`Sections::of_file`]).
+pub fn of_file(def: &StoredDefinition) -> Option<Result<CausalModel, Unchecked>> {
+    Some(Sections::of_file(def)?.rows())
+}
+
+/// The rows of `class` ([`Sections::of_class`]).
+pub fn of_class(class: &ClassDef, classes: &[&ClassDef]) -> Result<CausalModel, Unchecked> {
+    Sections::of_class(class, classes).rows()
 }
 
 /// The rows of `equations` and `algorithms` over the names declared by `elements`. A
@@ -84,6 +124,15 @@ pub fn of_class(class: &ClassDef, classes: &[&ClassDef]) -> Result<CausalModel, 
 /// algorithm section.
 pub fn of_equations(
     elements: &[&Element],
+    equations: &[&Equation],
+    algorithms: &[(Span, &[Statement])],
+    classes: &[&ClassDef],
+) -> Result<CausalModel, Unchecked> {
+    rows_of(elements.to_vec(), equations, algorithms, classes)
+}
+
+fn rows_of(
+    elements: Vec<&Element>,
     equations: &[&Equation],
     algorithms: &[(Span, &[Statement])],
     classes: &[&ClassDef],
@@ -96,7 +145,11 @@ pub fn of_equations(
     for (_, statements) in algorithms {
         statements_assigned(statements, true, &mut when_targets);
     }
-    let mut b = Builder { names: declarations(elements, &types, &when_targets)?, ..Builder::default() };
+    let mut b = Builder { names: declarations(&elements, &types, &when_targets)?, ..Builder::default() };
+    drop((elements, types, when_targets));
+    b.model.unknowns.reserve(b.names.len());
+    b.model.equations.reserve(equations.len() + algorithms.len());
+    b.model.ends.reserve(equations.len() + algorithms.len());
     for eq in equations {
         b.orders_in_equation(eq);
     }
@@ -106,10 +159,10 @@ pub fn of_equations(
     for (k, eq) in equations.iter().enumerate() {
         b.equation(k, eq)?;
     }
-    for (k, (span, statements)) in algorithms.iter().enumerate() {
-        b.algorithm(equations.len() + k, *span, statements);
+    for (k, (_, statements)) in algorithms.iter().enumerate() {
+        b.algorithm(equations.len() + k, statements);
     }
-    Ok(CausalModel { unknowns: b.unknowns, equations: b.rows })
+    Ok(b.model)
 }
 
 /// Classifies every declared name.
@@ -117,18 +170,25 @@ fn declarations(
     elements: &[&Element],
     types: &HashMap<&str, &ClassDef>,
     when_targets: &BTreeSet<String>,
-) -> Result<HashMap<String, Class>, Unchecked> {
-    let mut bases: BTreeMap<String, usize> = BTreeMap::new();
-    for e in elements {
-        if let Element::Component(c) = e {
-            for d in c.declarations.iter() {
-                let mut n = String::new();
-                write_cref(&mut n, &d.name);
-                *bases.entry(n).or_default() += 1;
+) -> Result<FxHashMap<Text, Decl>, Unchecked> {
+    // How many declarations share the name of one with dimensions (`x[1]`, `x[2]`: omc's
+    // scalarised elements); counted only for those (a model of 10^5 scalars has none).
+    let declared = || {
+        elements.iter().filter_map(|e| match e {
+            Element::Component(c) => Some(c.declarations.iter()),
+            _ => None,
+        })
+    };
+    let mut bases: HashMap<Cow<'static, str>, usize> =
+        declared().flatten().filter(|d| !d.dims.is_empty()).map(|d| (cref_str(&d.name), 0)).collect();
+    if !bases.is_empty() {
+        for d in declared().flatten() {
+            if let Some(n) = bases.get_mut(&cref_str(&d.name)) {
+                *n += 1;
             }
         }
     }
-    let mut names = HashMap::new();
+    let mut names = FxHashMap::with_capacity_and_hasher(declared().flatten().count(), Default::default());
     for e in elements {
         let c = match e {
             Element::Component(c) => c,
@@ -137,9 +197,7 @@ fn declarations(
         };
         let known = c.has(Prefix::Parameter) || c.has(Prefix::Constant) || c.has(Prefix::Input);
         for d in c.declarations.iter() {
-            let mut name = String::new();
-            write_cref(&mut name, &d.name);
-            let base_count = bases[&name];
+            let mut name = cref_str(&d.name);
             if !c.type_dims().is_empty() {
                 if known {
                     continue;
@@ -149,20 +207,22 @@ fn declarations(
             if !d.dims.is_empty() {
                 // omc's scalarised element `x[1]` (declared one by one), else a real array.
                 let literal = d.dims.iter().all(|s| matches!(s, Subscript::Expr(e) if is_integer(e)));
-                let element = literal && (base_count > 1 || d.dims.iter().all(|s| is_one(s)));
+                let element = literal && (bases[&name] > 1 || d.dims.iter().all(is_one));
                 if !element {
                     if known {
                         continue;
                     }
                     return Err(Unchecked { span: d.span, what: format!("array variable `{name}`") });
                 }
-                write_subscripts(&mut name, &d.dims);
+                write_subscripts(name.to_mut(), &d.dims);
             }
             let class = if known {
                 Class::Known
             } else {
                 match type_class(&c.type_spec, types, 0) {
-                    Some(Class::Real) if c.has(Prefix::Discrete) || when_targets.contains(&name) => Class::Discrete,
+                    Some(Class::Real) if c.has(Prefix::Discrete) || when_targets.contains(name.as_ref()) => {
+                        Class::Discrete
+                    }
                     Some(class) => class,
                     None => {
                         return Err(Unchecked {
@@ -172,10 +232,31 @@ fn declarations(
                     }
                 }
             };
-            names.insert(name, class);
+            // Interned: mostly the declared identifier itself (the lowering interns the
+            // others as its variables' names).
+            let key = match name {
+                Cow::Borrowed(n) => match &d.name.parts[..] {
+                    [p] => p.ident.text,
+                    _ => text(n),
+                },
+                Cow::Owned(n) => text(&n),
+            };
+            names.insert(key, Decl::new(class));
         }
     }
     Ok(names)
+}
+
+/// A reference's name as written; borrowed when it is one identifier (interned text).
+fn cref_str(r: &ComponentRef) -> Cow<'static, str> {
+    match &r.parts[..] {
+        [p] if p.subscripts.is_empty() => Cow::Borrowed(p.ident.text.as_str()),
+        _ => {
+            let mut s = String::new();
+            write_cref(&mut s, r);
+            Cow::Owned(s)
+        }
+    }
 }
 
 fn is_integer(e: &Expr) -> bool {
@@ -255,19 +336,20 @@ fn targets(e: &Expr, out: &mut BTreeSet<String>) {
         ExprKind::Tuple(xs) => xs.iter().flatten().for_each(|x| targets(x, out)),
         _ => {
             if let Some(n) = ref_text(e) {
-                out.insert(n);
+                out.insert(n.into_owned());
             }
         }
     }
 }
 
-fn ref_text(e: &Expr) -> Option<String> {
+/// A reference's name as written (borrowed from the interned text when it is a name).
+fn ref_text(e: &Expr) -> Option<Cow<'static, str>> {
     match &e.kind {
-        ExprKind::Name(n) => Some(n.as_str().to_string()),
+        ExprKind::Name(n) => Some(Cow::Borrowed(n.as_str())),
         ExprKind::Ref(r) => {
             let mut s = String::new();
             write_cref(&mut s, r);
-            Some(s)
+            Some(Cow::Owned(s))
         }
         _ => None,
     }
@@ -280,14 +362,55 @@ enum Pos {
     Read,
 }
 
+/// A declared name: its highest derivative order anywhere in the model, what it is (the
+/// two high bits) and its unknown (the others; at that order, a discrete variable's at
+/// order 0), once made. 8 bytes: the map holds every declared name (issue 15).
+#[derive(Clone, Copy)]
+struct Decl {
+    top: u32,
+    bits: u32,
+}
+
+/// No unknown made yet (the low 30 bits of [`Decl::bits`]).
+const NO_UNKNOWN: u32 = (1 << 30) - 1;
+
+impl Decl {
+    fn new(class: Class) -> Decl {
+        let tag = match class {
+            Class::Known => 0,
+            Class::Real => 1,
+            Class::Discrete => 2,
+        };
+        Decl { top: 0, bits: tag << 30 | NO_UNKNOWN }
+    }
+
+    fn class(self) -> Class {
+        match self.bits >> 30 {
+            0 => Class::Known,
+            1 => Class::Real,
+            _ => Class::Discrete,
+        }
+    }
+
+    fn unknown(self) -> Option<usize> {
+        let u = self.bits & NO_UNKNOWN;
+        (u != NO_UNKNOWN).then_some(u as usize)
+    }
+
+    fn set_unknown(&mut self, u: usize) {
+        let u = u32::try_from(u).ok().filter(|&u| u < NO_UNKNOWN).expect("fewer than 2^30 - 1 unknowns");
+        self.bits = (self.bits & !NO_UNKNOWN) | u;
+    }
+}
+
 #[derive(Default)]
 struct Builder {
-    names: HashMap<String, Class>,
-    /// Highest derivative order of each name anywhere in the model.
-    orders: HashMap<String, u32>,
-    unknowns: Vec<Unknown>,
-    index: HashMap<String, usize>,
-    rows: Vec<CausalEq>,
+    /// Every declared name (keyed by interned text, queried by `&str`).
+    names: FxHashMap<Text, Decl>,
+    /// The unknowns of a real variable above its highest order seen by name (`der(x + y)`
+    /// differentiates `x` once more): rare.
+    above: HashMap<(Text, u32), usize>,
+    model: CausalModel,
 }
 
 /// The occurrences of one row under construction.
@@ -313,9 +436,9 @@ impl Builder {
     fn orders_in(&mut self, e: &Expr) {
         visit(e, &mut |x| {
             if let Some((n, k)) = derivative(x) {
-                if k > 0 {
-                    let o = self.orders.entry(n).or_insert(0);
-                    *o = (*o).max(k);
+                // Only a declared name's order is ever asked for.
+                if let Some(d) = self.names.get_mut(n.as_ref()) {
+                    d.top = d.top.max(k);
                 }
                 return false;
             }
@@ -325,28 +448,39 @@ impl Builder {
 
     /// The unknown standing for `name` differentiated `k` times, if it is one.
     fn unknown(&mut self, name: &str, k: u32) -> Option<usize> {
-        let class = *self.names.get(name)?;
-        let top = self.orders.get(name).copied().unwrap_or(0);
-        let (text, discrete) = match class {
+        let (&base, &d) = self.names.get_key_value(name)?;
+        let discrete = match d.class() {
             Class::Known => return None,
-            Class::Discrete if k == 0 => (name.to_string(), true),
+            Class::Discrete if k == 0 => true,
             Class::Discrete => return None,
-            Class::Real if k < top => return None,
-            Class::Real => (format!("{}{name}{}", "der(".repeat(k as usize), ")".repeat(k as usize)), false),
+            Class::Real if k < d.top => return None,
+            Class::Real => false,
         };
-        if let Some(&i) = self.index.get(&text) {
+        if discrete || k == d.top {
+            if let Some(i) = d.unknown() {
+                return Some(i);
+            }
+            let i = self.new_unknown(Unknown { base, order: k, discrete });
+            self.names.get_mut(name).expect("declared").set_unknown(i);
             return Some(i);
         }
-        let i = self.unknowns.len();
-        self.unknowns.push(Unknown { name: text.clone(), discrete });
-        self.index.insert(text, i);
+        if let Some(&i) = self.above.get(&(base, k)) {
+            return Some(i);
+        }
+        let i = self.new_unknown(Unknown { base, order: k, discrete });
+        self.above.insert((base, k), i);
         Some(i)
+    }
+
+    fn new_unknown(&mut self, u: Unknown) -> usize {
+        self.model.unknowns.push(u);
+        self.model.unknowns.len() - 1
     }
 
     fn scan(&mut self, e: &Expr, pos: Pos, occ: &mut Occurrences) {
         if let Some((n, k)) = derivative(e) {
             if let Some(u) = self.unknown(&n, k) {
-                if pos == Pos::Solvable && !self.unknowns[u].discrete {
+                if pos == Pos::Solvable && !self.model.unknowns[u].discrete {
                     occ.solvable.insert(u);
                 } else {
                     occ.reads.insert(u);
@@ -418,23 +552,16 @@ impl Builder {
         }
     }
 
-    fn push(&mut self, origin: usize, eq_span: Span, text: &str, kind: EqKind, occ: Occurrences) {
-        self.rows.push(CausalEq {
-            origin,
-            span: eq_span,
-            text: text.to_string(),
-            kind,
-            solvable: occ.solvable.into_iter().collect(),
-            reads: occ.reads.into_iter().collect(),
-        });
+    fn push(&mut self, origin: usize, kind: EqKind, occ: Occurrences) {
+        let origin = u32::try_from(origin).expect("fewer than 2^32 equations");
+        self.model.push(CausalEq { origin, kind }, occ.solvable, occ.reads);
     }
 
     fn equation(&mut self, origin: usize, eq: &Equation) -> Result<(), Unchecked> {
-        let text = first_line(eq);
         match &eq.kind {
             EquationKind::Simple { .. } | EquationKind::If { .. } => {
                 for (kind, occ) in self.rows_of(eq, &mut Vec::new())? {
-                    self.push(origin, eq.span, &text, kind, occ);
+                    self.push(origin, kind, occ);
                 }
             }
             EquationKind::When { branches } => {
@@ -452,7 +579,7 @@ impl Builder {
                     let mut reads = conds.reads.clone();
                     reads.extend(occ.reads);
                     let occ = Occurrences { solvable: [u].into(), reads };
-                    self.push(origin, eq.span, &text, EqKind::When, occ);
+                    self.push(origin, EqKind::When, occ);
                 }
             }
             EquationKind::For { .. } => return Err(Unchecked { span: eq.span, what: "for-equation".into() }),
@@ -508,7 +635,7 @@ impl Builder {
                     self.scan(c, Pos::Read, &mut occ);
                 }
                 let discrete_lhs =
-                    ref_text(lhs).and_then(|n| self.unknown(&n, 0)).filter(|&u| self.unknowns[u].discrete);
+                    ref_text(lhs).and_then(|n| self.unknown(&n, 0)).filter(|&u| self.model.unknowns[u].discrete);
                 if let Some(u) = discrete_lhs {
                     occ.solvable.insert(u);
                     self.scan(rhs, Pos::Read, &mut occ);
@@ -520,7 +647,7 @@ impl Builder {
                     xs.iter().flatten().for_each(|x| targets(x, &mut ts));
                     let outs: BTreeSet<usize> = ts.iter().filter_map(|t| self.unknown(t, 0)).collect();
                     self.scan(rhs, Pos::Read, &mut occ);
-                    let kind = if outs.iter().any(|&u| self.unknowns[u].discrete) {
+                    let kind = if outs.iter().any(|&u| self.model.unknowns[u].discrete) {
                         EqKind::Discrete
                     } else {
                         EqKind::Continuous
@@ -590,7 +717,7 @@ impl Builder {
     }
 
     /// An algorithm section: one row per assigned unknown, each solvable for all of them.
-    fn algorithm(&mut self, origin: usize, span: Span, statements: &[Statement]) {
+    fn algorithm(&mut self, origin: usize, statements: &[Statement]) {
         let mut assigned = BTreeSet::new();
         statements_assigned(statements, false, &mut assigned);
         let outs: BTreeSet<usize> = assigned.iter().filter_map(|t| self.unknown(t, 0)).collect();
@@ -604,13 +731,7 @@ impl Builder {
         let reads: BTreeSet<usize> = occ.reads.into_iter().filter(|u| !outs.contains(u)).collect();
         let kind = EqKind::Algorithm { when: with_when };
         for _ in &outs {
-            self.push(
-                origin,
-                span,
-                "algorithm section",
-                kind,
-                Occurrences { solvable: outs.clone(), reads: reads.clone() },
-            );
+            self.push(origin, kind, Occurrences { solvable: outs.clone(), reads: reads.clone() });
         }
     }
 }
@@ -661,7 +782,7 @@ fn statement_exprs(s: &Statement, b: &mut Builder, f: &mut dyn FnMut(&Expr, &mut
 use crate::syntax::visit::call_args as args;
 
 /// `x` → (x, 0), `der(x)` → (x, 1), `der(der(x))` → (x, 2); else `None`.
-fn derivative(e: &Expr) -> Option<(String, u32)> {
+fn derivative(e: &Expr) -> Option<(Cow<'static, str>, u32)> {
     match &e.kind {
         ExprKind::Name(_) | ExprKind::Ref(_) => ref_text(e).map(|n| (n, 0)),
         ExprKind::Call(c) if c.function.text.as_str() == "der" => match args(c).as_slice() {

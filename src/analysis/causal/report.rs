@@ -2,9 +2,11 @@
 //! key of `--report json`. A loop through a `when`-equation is an error (omc refuses to
 //! build the model); a loop through level mode equations is a warning (omc iterates).
 
-use super::{CausalModel, DiscreteLoop, Unchecked};
-use crate::syntax::SourceFile;
+use super::{CausalModel, DiscreteLoop, Sections, Unchecked};
+use crate::syntax::ast::StoredDefinition;
+use crate::syntax::{SourceFile, Span};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// The causal check of a model: its loops, or why it could not be made.
@@ -12,16 +14,36 @@ pub struct CausalCheck {
     /// The loops, and the rows and unknowns they name (renumbered: the model's other
     /// rows are dropped, a model of 10^5 equations has no loop to show; issue 15).
     pub result: Result<(CausalModel, Vec<DiscreteLoop>), Unchecked>,
+    /// The span and text of every origin of a shown row (only those are made).
+    sources: BTreeMap<u32, (Span, String)>,
 }
 
 impl CausalCheck {
-    pub fn of(model: Result<CausalModel, Unchecked>) -> CausalCheck {
-        CausalCheck {
-            result: model.map(|m| {
-                let loops = m.discrete_loops();
-                shown(m, loops)
-            }),
+    /// The check of the model class of `def` (none: no loop).
+    pub fn of(def: &StoredDefinition) -> CausalCheck {
+        let model = match Sections::of_file(def) {
+            Some(sections) => sections.rows(),
+            None => Ok(CausalModel::default()),
+        };
+        let result = model.map(|m| {
+            let loops = m.discrete_loops();
+            shown(m, loops)
+        });
+        let mut sources = BTreeMap::new();
+        if let Ok((m, loops)) = &result
+            && !loops.is_empty()
+        {
+            let sections = Sections::of_file(def).expect("the rows' model class");
+            for row in &m.equations {
+                sources.entry(row.origin).or_insert_with(|| sections.source(row.origin as usize));
+            }
         }
+        CausalCheck { result, sources }
+    }
+
+    /// The span and text of a shown row's origin ([`Sections::source`]).
+    pub fn source(&self, origin: usize) -> (Span, String) {
+        self.sources[&(origin as u32)].clone()
     }
 
     /// Whether some loop goes through a `when`-equation (omc cannot build the model).
@@ -42,13 +64,17 @@ impl CausalCheck {
             }
             Ok((model, loops)) => {
                 let _ = writeln!(s, "discrete loops ({}):", loops.len());
-                let locate = |span: crate::syntax::Span| {
+                let locate = |span: Span| {
                     let (l, c) = file.line_col(span.start as usize);
                     format!("{}:{l}:{c}", file.name)
                 };
                 for l in loops {
                     let kind = if l.through_when { "ERROR" } else { "warning" };
-                    let _ = writeln!(s, "  {kind}: {}", model.describe(l, &locate).replace('\n', "\n  "));
+                    let _ = writeln!(
+                        s,
+                        "  {kind}: {}",
+                        model.describe(l, &locate, &|o| self.source(o)).replace('\n', "\n  ")
+                    );
                 }
             }
         }
@@ -74,12 +100,13 @@ impl CausalCheck {
                             let row = &model.equations[e];
                             if !origins.contains(&row.origin) {
                                 origins.push(row.origin);
-                                let (line, _) = file.line_col(row.span.start as usize);
-                                equations.push(JsonLoopEquation { line: line as u32, text: row.text.clone() });
+                                let (span, text) = self.source(row.origin as usize);
+                                let (line, _) = file.line_col(span.start as usize);
+                                equations.push(JsonLoopEquation { line: line as u32, text });
                             }
                         }
                         JsonLoop {
-                            variables: l.discrete.iter().map(|&v| model.unknowns[v].name.clone()).collect(),
+                            variables: l.discrete.iter().map(|&v| model.unknowns[v].name()).collect(),
                             through_when: l.through_when,
                             equations,
                         }
@@ -112,25 +139,23 @@ pub struct JsonLoopEquation {
 }
 
 /// The rows and unknowns of `m` that `loops` name, the loops renumbered to them (rows keep
-/// their origin, span, text and kind; what they read is not shown and is dropped).
+/// their origin and kind; what they solve and read is not shown and is dropped).
 fn shown(m: CausalModel, mut loops: Vec<DiscreteLoop>) -> (CausalModel, Vec<DiscreteLoop>) {
+    if loops.is_empty() {
+        return (CausalModel::default(), loops);
+    }
     let (mut rows, mut vars) = (vec![None; m.equations.len()], vec![None; m.unknowns.len()]);
     let mut out = CausalModel::default();
-    let mut rows_of = m.equations.into_iter().map(Some).collect::<Vec<_>>();
-    let mut unknowns = m.unknowns.into_iter().map(Some).collect::<Vec<_>>();
     for l in &mut loops {
         for e in &mut l.equations {
             *e = *rows[*e].get_or_insert_with(|| {
-                let mut row = rows_of[*e].take().expect("a row taken once");
-                row.solvable = Vec::new();
-                row.reads = Vec::new();
-                out.equations.push(row);
+                out.push(m.equations[*e], [], []);
                 out.equations.len() - 1
             });
         }
         for v in &mut l.discrete {
             *v = *vars[*v].get_or_insert_with(|| {
-                out.unknowns.push(unknowns[*v].take().expect("an unknown taken once"));
+                out.unknowns.push(m.unknowns[*v]);
                 out.unknowns.len() - 1
             });
         }

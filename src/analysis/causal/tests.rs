@@ -14,7 +14,7 @@ fn loops(text: &str) -> Vec<(Vec<String>, bool)> {
     let m = model(text);
     m.discrete_loops()
         .iter()
-        .map(|l| (l.discrete.iter().map(|&v| m.unknowns[v].name.clone()).collect(), l.through_when))
+        .map(|l| (l.discrete.iter().map(|&v| m.unknowns[v].name()).collect(), l.through_when))
         .collect()
 }
 
@@ -62,7 +62,7 @@ equation
   b = x > pre(v);
 end M;",
     );
-    let names: Vec<&str> = m.unknowns.iter().map(|u| u.name.as_str()).collect();
+    let names: Vec<String> = m.unknowns.iter().map(Unknown::name).collect();
     assert_eq!(names, vec!["der(x)", "v", "b"]);
     assert!(m.discrete_loops().is_empty());
 }
@@ -97,15 +97,17 @@ fn the_check_keeps_only_what_its_loops_show_and_shows_the_same() {
             "equation\n",
             "equation\n  u1 = time; u2 = u1; u3 = u2;\n  g2 = s2 <= 0;\n  s2 = if g2 then l2 - 1 else l2 + 1;\n  l2 = u3;\n",
         );
-    let full = model(&text);
+    let def = parse(&text).unwrap();
+    let full = Sections::of_class(def.classes.last().unwrap(), &[]).rows().unwrap();
+    let sections = Sections::of_class(def.classes.last().unwrap(), &[]);
     let loops = full.discrete_loops();
     assert_eq!(loops.len(), 2);
     let locate = |s: Span| format!("{}", s.start);
-    let shown: Vec<String> = loops.iter().map(|l| full.describe(l, &locate)).collect();
-    let check = report::CausalCheck::of(Ok(full.clone()));
+    let shown: Vec<String> = loops.iter().map(|l| full.describe(l, &locate, &|o| sections.source(o))).collect();
+    let check = report::CausalCheck::of(&def);
     let Ok((kept, kept_loops)) = &check.result else { panic!("checked") };
     assert!(kept.equations.len() < full.equations.len() && kept.unknowns.len() == 2);
-    let again: Vec<String> = kept_loops.iter().map(|l| kept.describe(l, &locate)).collect();
+    let again: Vec<String> = kept_loops.iter().map(|l| kept.describe(l, &locate, &|o| check.source(o))).collect();
     assert_eq!(again, shown);
     assert_eq!(kept_loops.iter().map(|l| l.through_when).collect::<Vec<_>>(), vec![false, true]);
 }
