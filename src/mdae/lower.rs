@@ -108,7 +108,7 @@ fn lower_equations<'d>(
         l.declare(v);
     }
     l.out.vars.shrink_to_fit(); // held to the end of the job: not the doubling's slack
-    let declared = |n: &str| model.index.contains_key(n);
+    let declared = |n: &str| model.find(n).is_some();
     let names =
         domains::Names { integers: &l.integers, enumerations: &l.enumerations, declared: &declared, env: &l.env };
     l.domains = domains::infer(comp, &names);
@@ -161,7 +161,7 @@ pub(super) fn ref_name(e: &Expr) -> Option<String> {
 impl<'a, 'd> Lowering<'a, 'd> {
     /// What the scalar `name` is (`None`: not a scalar of the model).
     pub(super) fn kind(&self, name: &str) -> Option<NameKind> {
-        self.flat.index.get(name).map(|&k| self.kinds[k])
+        self.flat.find(name).map(|k| self.kinds[k])
     }
 
     fn declare(&mut self, v: &flat::Var) {
@@ -487,7 +487,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
     /// A static Integer value or an enumeration literal (a name that is not declared).
     fn literal(&self, e: &Expr) -> Option<DomainValue> {
         match &e.kind {
-            ExprKind::Name(n) if !self.flat.index.contains_key(n.as_str()) => {
+            ExprKind::Name(n) if self.flat.find(n.as_str()).is_none() => {
                 Some(DomainValue::Literal(n.as_str().to_string()))
             }
             _ => match self.env.eval(e)? {
@@ -516,9 +516,10 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 id
             })
             .collect();
-        self.out
-            .invariants
-            .push(Invariant { cond: Cond::exactly_one(&ids), span: self.flat.vars[self.flat.index[var]].span });
+        self.out.invariants.push(Invariant {
+            cond: Cond::exactly_one(&ids),
+            span: self.flat.var(var).expect("a declared variable").span,
+        });
         ids
     }
 
@@ -529,7 +530,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
         let n = self.out.modes.iter().filter(|m| matches!(m.kind, ModeKind::Atom { .. })).count() + 1;
         let mut name = format!("a{n}");
-        while self.flat.index.contains_key(name.as_str()) {
+        while self.flat.find(name.as_str()).is_some() {
             name.push('_');
         }
         let id = ModeId(self.out.modes.len() as u32);
