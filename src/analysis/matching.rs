@@ -35,6 +35,9 @@ pub fn has_perfect_matching<R: Rows + ?Sized>(rows: &R, n_var: usize) -> bool {
 /// (repetitions allowed). A [`Graph`] is one; so is a model's incidence, read in place.
 pub trait Rows {
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// The number of entries of row `i`.
     fn degree(&self, i: usize) -> usize;
     /// The variable of entry `k` of row `i`.
@@ -63,9 +66,9 @@ fn hopcroft_karp<R: Rows + ?Sized>(adj: &R, n_var: usize) -> (Vec<u32>, Vec<u32>
     let mut eq_to_var = vec![FREE; n_eq];
     let mut var_to_eq = vec![FREE; n_var];
     // Greedy start: each equation takes its first free variable.
-    for i in 0..n_eq {
+    for (i, to) in eq_to_var.iter_mut().enumerate() {
         if let Some(j) = (0..adj.degree(i)).map(|k| adj.var(i, k)).find(|&j| var_to_eq[j] == FREE) {
-            eq_to_var[i] = j as u32;
+            *to = j as u32;
             var_to_eq[j] = i as u32;
         }
     }
