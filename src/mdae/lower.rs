@@ -232,7 +232,10 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 span: b.span,
                 active: Cond::True,
                 incidence: incidence.clone(),
-                body: Body::Simple { lhs: Cow::Owned(zero.clone()), rhs: Cow::Owned(zero.clone()) },
+                body: Body::Simple {
+                    lhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
+                    rhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
+                },
             });
         }
     }
@@ -362,7 +365,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         };
         let body = if r.arms.len() == 1 && r.arms[0].0 == Cond::True {
             let (_, l, rr) = r.arms[0];
-            Body::Simple { lhs: side(l), rhs: side(rr) }
+            Body::Simple { lhs: side(l).into(), rhs: side(rr).into() }
         } else {
             Body::Arms(
                 r.arms.iter().map(|&(ref g, l, rr)| Arm { when: g.clone(), lhs: side(l), rhs: side(rr) }).collect(),
