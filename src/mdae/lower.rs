@@ -35,6 +35,38 @@ pub(super) enum NameKind {
     Other,
 }
 
+/// A [`NameKind`] in 4 bytes (one per scalar, 10^5 in a large model, held through the
+/// lowering at the main job's peak; issue 15): an unknown's id, or a value above every id.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PackedKind(u32);
+
+impl PackedKind {
+    const KNOWN: u32 = u32::MAX;
+    const BOOLEAN: u32 = u32::MAX - 1;
+    const OTHER: u32 = u32::MAX - 2;
+
+    fn of(kind: NameKind) -> PackedKind {
+        PackedKind(match kind {
+            NameKind::Unknown(v) => {
+                assert!(v.0 < Self::OTHER, "too many unknowns");
+                v.0
+            }
+            NameKind::Known => Self::KNOWN,
+            NameKind::Boolean => Self::BOOLEAN,
+            NameKind::Other => Self::OTHER,
+        })
+    }
+
+    fn get(self) -> NameKind {
+        match self.0 {
+            Self::KNOWN => NameKind::Known,
+            Self::BOOLEAN => NameKind::Boolean,
+            Self::OTHER => NameKind::Other,
+            v => NameKind::Unknown(VarId(v)),
+        }
+    }
+}
+
 /// The lowering of a flat model borrowed for `'a` whose equations as written borrow
 /// from the file `'d` (so does the mDAE it builds).
 pub(super) struct Lowering<'a, 'd> {
@@ -42,10 +74,10 @@ pub(super) struct Lowering<'a, 'd> {
     pub(super) flat: &'a FlatModel<'d>,
     pub(super) env: Env<'a>,
     /// What each scalar of `flat.vars` is ([`Lowering::kind`] by name).
-    pub(super) kinds: Vec<NameKind>,
+    pub(super) kinds: Vec<PackedKind>,
     pub(super) modes: HashMap<String, ModeId>,
     pub(super) out: Mdae<'d>,
-    ids: HashMap<u32, u32>,
+    ids: LineCounts,
     /// Non-parameter Integer and enumeration variables, candidates for a finite domain.
     integers: HashSet<Text>,
     enumerations: HashSet<Text>,
@@ -56,6 +88,34 @@ pub(super) struct Lowering<'a, 'd> {
     /// Inside `noEvent(…)` or `smooth(…)`: conditions generate no events there (omc
     /// makes no zero crossing inside either), and their atoms keep `noEvent`.
     pub(super) no_events: u32,
+}
+
+/// How many equations of each line have taken an id (`e8`, `e8_2`, …): a count per line
+/// of the model class (4 bytes a line, where a `HashMap` took 12 an equation: a model of
+/// 10^5 equations, at the main job's peak; issue 15), the lines outside it in a map.
+struct LineCounts {
+    first: usize,
+    counts: Vec<u32>,
+    outside: HashMap<u32, u32>,
+}
+
+impl LineCounts {
+    /// Counts for the lines of `span` in `file`.
+    fn over(file: &SourceFile, span: crate::syntax::Span) -> LineCounts {
+        let (first, _) = file.line_col(span.start as usize);
+        let (last, _) = file.line_col(span.end as usize);
+        LineCounts { first, counts: vec![0; last + 1 - first], outside: HashMap::new() }
+    }
+
+    /// Counts one more equation on `line`: how many have.
+    fn next(&mut self, line: u32) -> u32 {
+        let n = match (line as usize).checked_sub(self.first).and_then(|k| self.counts.get_mut(k)) {
+            Some(n) => n,
+            None => self.outside.entry(line).or_insert(0),
+        };
+        *n += 1;
+        *n
+    }
 }
 
 /// A residual under construction: mutually exclusive arms covering every mode.
@@ -97,7 +157,7 @@ fn lower_equations<'d>(
         kinds: Vec::with_capacity(model.vars.len()),
         modes: HashMap::new(),
         out: Mdae { name: model.name.clone(), ..Mdae::default() },
-        ids: HashMap::new(),
+        ids: LineCounts::over(file, class.span),
         integers: HashSet::new(),
         enumerations: HashSet::new(),
         domains: BTreeMap::new(),
@@ -161,7 +221,7 @@ pub(super) fn ref_name(e: &Expr) -> Option<String> {
 impl<'a, 'd> Lowering<'a, 'd> {
     /// What the scalar `name` is (`None`: not a scalar of the model).
     pub(super) fn kind(&self, name: &str) -> Option<NameKind> {
-        self.flat.find(name).map(|k| self.kinds[k])
+        self.flat.find(name).map(|k| self.kinds[k].get())
     }
 
     fn declare(&mut self, v: &flat::Var) {
@@ -189,7 +249,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             self.out.time_invariant.insert(v.name.to_string());
         }
         debug_assert!(v.variability != Variability::Continuous || v.ty != Type::Real || kind != NameKind::Known);
-        self.kinds.push(kind);
+        self.kinds.push(PackedKind::of(kind));
     }
 
     /// A passed equation: an `assert` on mode variables is a mode invariant.
@@ -241,9 +301,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
     }
 
     fn fresh_id(&mut self, line: u32) -> Label {
-        let n = self.ids.entry(line).or_insert(0);
-        *n += 1;
-        Label::Line { line, k: *n }
+        Label::Line { line, k: self.ids.next(line) }
     }
 
     /// True when `e` is built from non-parameter Boolean variables with `and`/`or`/`not`.
