@@ -12,7 +12,6 @@ use mdae_rimis::mdae::{
 };
 use mdae_rimis::syntax::ast::{Expr, ExprKind, text};
 use mdae_rimis::syntax::{SourceFile, Span};
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 type Key = (Vec<(EqId, u32)>, Vec<(VarId, u32)>, Vec<(VarId, u32)>);
@@ -161,7 +160,10 @@ fn random_mdae(r: &mut Rng) -> Mdae<'static> {
             span: Span::new(0, 1),
             active: Cond::True,
             incidence: incidence.into(),
-            body: Body::Simple { lhs: Cow::Owned(zero.clone()), rhs: Cow::Owned(zero.clone()) },
+            body: Body::Simple {
+                lhs: mdae_rimis::mdae::Side::Owned(Box::new(zero.clone())),
+                rhs: mdae_rimis::mdae::Side::Owned(Box::new(zero.clone())),
+            },
         });
     }
     if k >= 2 && r.below(3) == 0 {

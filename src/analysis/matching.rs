@@ -24,41 +24,51 @@ pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<O
     (eq_to_var.into_iter().map(opt).collect(), var_to_eq.into_iter().map(opt).collect())
 }
 
+/// Whether the equations `rows` (over the variables `0..n_var`) have a perfect matching
+/// (every equation and every variable matched), by [`maximum_matching`]'s search. Reads
+/// the rows where they are (a model's incidence, issue 15: no graph built).
+pub fn has_perfect_matching<R: Rows + ?Sized>(rows: &R, n_var: usize) -> bool {
+    rows.len() == n_var && !hopcroft_karp(rows, n_var).0.contains(&FREE)
+}
+
+/// The variables of each equation, for the cardinality matching: entry `k` of row `i`
+/// (repetitions allowed). A [`Graph`] is one; so is a model's incidence, read in place.
+pub trait Rows {
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The number of entries of row `i`.
+    fn degree(&self, i: usize) -> usize;
+    /// The variable of entry `k` of row `i`.
+    fn var(&self, i: usize, k: usize) -> usize;
+}
+
+impl Rows for Graph {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn degree(&self, i: usize) -> usize {
+        self[i].len()
+    }
+    fn var(&self, i: usize, k: usize) -> usize {
+        self[i][k].0
+    }
+}
+
 /// No equation or variable (a `u32` index).
 pub const FREE: u32 = u32::MAX;
 
-/// A bipartite graph as the matching reads it: equation `i`'s edges, each naming a
-/// variable. A [`Graph`], or a caller's packed lists (the causal check, issue 15).
-pub trait Adjacency {
-    type Edge: Copy;
-    fn equations(&self) -> usize;
-    fn edges(&self, i: usize) -> &[Self::Edge];
-    fn var(edge: Self::Edge) -> usize;
-}
-
-impl Adjacency for Graph {
-    type Edge = (usize, i64);
-    fn equations(&self) -> usize {
-        self.len()
-    }
-    fn edges(&self, i: usize) -> &[(usize, i64)] {
-        &self[i]
-    }
-    fn var(edge: (usize, i64)) -> usize {
-        edge.0
-    }
-}
-
 /// [`maximum_matching`] as `u32` indices, [`FREE`] where unmatched (the matching of a
 /// model of 10^5 equations without modes is at the main job's peak: issue 15).
-pub fn hopcroft_karp<A: Adjacency + ?Sized>(adj: &A, n_var: usize) -> (Vec<u32>, Vec<u32>) {
-    let n_eq = adj.equations();
+pub fn hopcroft_karp<R: Rows + ?Sized>(adj: &R, n_var: usize) -> (Vec<u32>, Vec<u32>) {
+    let n_eq = adj.len();
     let mut eq_to_var = vec![FREE; n_eq];
     let mut var_to_eq = vec![FREE; n_var];
     // Greedy start: each equation takes its first free variable.
-    for (i, matched) in eq_to_var.iter_mut().enumerate() {
-        if let Some(j) = adj.edges(i).iter().map(|&x| A::var(x)).find(|&j| var_to_eq[j] == FREE) {
-            *matched = j as u32;
+    for (i, to) in eq_to_var.iter_mut().enumerate() {
+        if let Some(j) = (0..adj.degree(i)).map(|k| adj.var(i, k)).find(|&j| var_to_eq[j] == FREE) {
+            *to = j as u32;
             var_to_eq[j] = i as u32;
         }
     }
@@ -79,7 +89,7 @@ pub fn hopcroft_karp<A: Adjacency + ?Sized>(adj: &A, n_var: usize) -> (Vec<u32>,
         while head < queue.len() {
             let i = queue[head] as usize;
             head += 1;
-            for j in adj.edges(i).iter().map(|&x| A::var(x)) {
+            for j in (0..adj.degree(i)).map(|k| adj.var(i, k)) {
                 match var_to_eq[j] {
                     FREE => found = true,
                     k if layer[k as usize] == FREE => {
@@ -102,17 +112,18 @@ pub fn hopcroft_karp<A: Adjacency + ?Sized>(adj: &A, n_var: usize) -> (Vec<u32>,
             }
             let mut stack = vec![s];
             while let Some(&i) = stack.last() {
-                let Some(j) = adj.edges(i).get(next[i] as usize).map(|&x| A::var(x)) else {
+                if next[i] as usize == adj.degree(i) {
                     layer[i] = FREE; // dead end for this phase
                     stack.pop();
                     continue;
-                };
+                }
+                let j = adj.var(i, next[i] as usize);
                 next[i] += 1;
                 let k = var_to_eq[j];
                 if k == FREE {
                     // Augment along the stack: each equation takes the variable it tried last.
                     for &e in stack.iter().rev() {
-                        let v = A::var(adj.edges(e)[next[e] as usize - 1]);
+                        let v = adj.var(e, next[e] as usize - 1);
                         var_to_eq[v] = e as u32;
                         eq_to_var[e] = v as u32;
                     }

@@ -65,6 +65,7 @@ pub(super) fn declare<'a>(
         }
     }
     m.bindings = bindings;
+    m.index = super::Index::of(&m.vars);
     Ok(m)
 }
 
@@ -185,7 +186,6 @@ impl Declare<'_, '_, '_> {
         match resolved {
             Resolved::Builtin(ty) => {
                 let name = text(name);
-                self.m.index.insert(name, self.m.vars.len());
                 self.m.vars.push(Var { name, ty, variability, span });
             }
             Resolved::Record(rc) => {

@@ -108,7 +108,7 @@ fn defined_inputs(m: &mut FlatModel, comp: &Composition) {
         let ClassPart::Equations { initial: false, equations, .. } = part else { continue };
         for eq in equations {
             let EquationKind::Simple { lhs, .. } = &eq.kind else { continue };
-            let Some(k) = ref_name(lhs).and_then(|n| m.index.get(n.as_str()).copied()) else { continue };
+            let Some(k) = ref_name(lhs).and_then(|n| m.find(n.as_str())) else { continue };
             let v = &mut m.vars[k];
             if v.ty == Type::Real && v.variability == Variability::Input && v.span == eq.span {
                 v.variability = Variability::Continuous;

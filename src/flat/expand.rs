@@ -163,7 +163,7 @@ impl<'m, 'c> Expander<'m, 'c> {
             _ => None,
         };
         if let Some(name) = folded {
-            if self.m.index.contains_key(name.as_str()) {
+            if self.m.find(name.as_str()).is_some() {
                 if ref_name(e).as_deref() != Some(&name) {
                     self.changed = true;
                     return Ok(Val::Scalar(name_expr(&name, e.span)));
@@ -204,7 +204,7 @@ impl<'m, 'c> Expander<'m, 'c> {
     }
 
     fn name_value(&mut self, name: &str, at: &Expr, depth: u32) -> Option<Val> {
-        if self.m.index.contains_key(name) {
+        if self.m.find(name).is_some() {
             return Some(Val::Scalar(name_expr(name, at.span)));
         }
         self.aggregate_value(name, at, depth)
@@ -311,7 +311,7 @@ impl<'m, 'c> Expander<'m, 'c> {
         let env = self.env();
         for r in refs {
             let Some(text) = ref_name(&r) else { continue };
-            if self.m.index.contains_key(text.as_str()) || self.m.aggregate_reads.contains_key(&text) {
+            if self.m.find(text.as_str()).is_some() || self.m.aggregate_reads.contains_key(&text) {
                 continue;
             }
             if let Some(scalars) = self.m.scalars_of_ref(&r, &env) {

@@ -34,6 +34,7 @@ mod discrete;
 mod error;
 pub mod eval;
 mod expand;
+pub(crate) mod index;
 mod invariant;
 mod model;
 mod names;
@@ -44,12 +45,13 @@ mod walk;
 
 pub use bindings::move_declaration_equations;
 pub use error::FlatError;
+pub use index::Index;
 pub use model::{model_class, model_class_mut, take_model_class};
 
 use crate::syntax::Span;
 use crate::syntax::ast::{Equation, Expr, StoredDefinition, Text};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// The type of a scalar variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,8 +183,8 @@ pub struct FlatModel<'a> {
     /// The model class's span.
     pub span: Span,
     pub vars: Vec<Var>,
-    /// Scalar name → index in `vars`.
-    pub index: BTreeMap<Text, VarIndex>,
+    /// Scalar name → index in `vars` ([`FlatModel::find`]).
+    pub index: Index,
     /// Whole arrays and records by name.
     pub aggregates: HashMap<String, Aggregate>,
     /// The bindings of parameters and constants (static evaluation).
@@ -201,7 +203,12 @@ pub struct FlatModel<'a> {
 impl FlatModel<'_> {
     /// The scalar variable named `name`.
     pub fn var(&self, name: &str) -> Option<&Var> {
-        self.index.get(name).map(|&k| &self.vars[k])
+        self.find(name).map(|k| &self.vars[k])
+    }
+
+    /// The index in `vars` of the scalar named `name`.
+    pub fn find(&self, name: &str) -> Option<VarIndex> {
+        self.index.get(&self.vars, name)
     }
 }
 

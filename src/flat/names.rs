@@ -11,11 +11,6 @@ use super::eval::Env;
 use super::{Aggregate, FlatModel, VarIndex};
 use crate::syntax::ast::{ComponentRef, Expr, ExprKind, Subscript};
 
-/// The keys from `key` on (a range of a map keyed by interned names).
-fn from(key: &str) -> (std::ops::Bound<&str>, std::ops::Bound<&str>) {
-    (std::ops::Bound::Included(key), std::ops::Bound::Unbounded)
-}
-
 impl FlatModel<'_> {
     /// The aggregate named `name` (computed from the scalars' names when no declaration
     /// made it, then cached).
@@ -30,7 +25,10 @@ impl FlatModel<'_> {
     fn find_aggregate(&mut self, name: &str) -> Option<Aggregate> {
         let open = format!("{name}[");
         let mut tuples: Vec<Vec<usize>> = Vec::new();
-        for (key, _) in self.index.range::<str, _>(from(&open)).take_while(|(k, _)| k.starts_with(&open)) {
+        let vars = &self.vars;
+        let named =
+            self.index.from(&open, |k| vars[k as usize].name.as_str()).map(|k| (vars[k as usize].name.as_str(), k));
+        for (key, _) in named.take_while(|(k, _)| k.starts_with(&open)) {
             let inside = &key[open.len()..];
             let close = inside.find(']')?;
             let idx: Option<Vec<usize>> = inside[..close].split(", ").map(|s| s.parse().ok()).collect();
@@ -41,7 +39,11 @@ impl FlatModel<'_> {
         }
         let dot = format!("{name}.");
         let mut fields: Vec<(VarIndex, String)> = Vec::new();
-        for (key, &k) in self.index.range::<str, _>(from(&dot)).take_while(|(k, _)| k.starts_with(&dot)) {
+        let named = self
+            .index
+            .from(&dot, |k| vars[k as usize].name.as_str())
+            .map(|k| (vars[k as usize].name.as_str(), k as VarIndex));
+        for (key, k) in named.take_while(|(k, _)| k.starts_with(&dot)) {
             let rest = &key[dot.len()..];
             let end = field_end(rest);
             let field = format!("{dot}{}", &rest[..end]);
@@ -97,7 +99,7 @@ impl FlatModel<'_> {
     }
 
     fn collect(&mut self, name: &str, out: &mut Vec<VarIndex>, depth: u32) {
-        if let Some(&k) = self.index.get(name) {
+        if let Some(k) = self.find(name) {
             out.push(k);
             return;
         }

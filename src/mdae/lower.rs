@@ -35,6 +35,38 @@ pub(super) enum NameKind {
     Other,
 }
 
+/// A [`NameKind`] in 4 bytes (one per scalar, 10^5 in a large model, held through the
+/// lowering at the main job's peak; issue 15): an unknown's id, or a value above every id.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PackedKind(u32);
+
+impl PackedKind {
+    const KNOWN: u32 = u32::MAX;
+    const BOOLEAN: u32 = u32::MAX - 1;
+    const OTHER: u32 = u32::MAX - 2;
+
+    fn of(kind: NameKind) -> PackedKind {
+        PackedKind(match kind {
+            NameKind::Unknown(v) => {
+                assert!(v.0 < Self::OTHER, "too many unknowns");
+                v.0
+            }
+            NameKind::Known => Self::KNOWN,
+            NameKind::Boolean => Self::BOOLEAN,
+            NameKind::Other => Self::OTHER,
+        })
+    }
+
+    fn get(self) -> NameKind {
+        match self.0 {
+            Self::KNOWN => NameKind::Known,
+            Self::BOOLEAN => NameKind::Boolean,
+            Self::OTHER => NameKind::Other,
+            v => NameKind::Unknown(VarId(v)),
+        }
+    }
+}
+
 /// The lowering of a flat model borrowed for `'a` whose equations as written borrow
 /// from the file `'d` (so does the mDAE it builds).
 pub(super) struct Lowering<'a, 'd> {
@@ -42,10 +74,10 @@ pub(super) struct Lowering<'a, 'd> {
     pub(super) flat: &'a FlatModel<'d>,
     pub(super) env: Env<'a>,
     /// What each scalar of `flat.vars` is ([`Lowering::kind`] by name).
-    pub(super) kinds: Vec<NameKind>,
+    pub(super) kinds: Vec<PackedKind>,
     pub(super) modes: HashMap<String, ModeId>,
     pub(super) out: Mdae<'d>,
-    ids: HashMap<u32, u32>,
+    ids: LineCounts,
     /// Non-parameter Integer and enumeration variables, candidates for a finite domain.
     integers: HashSet<Text>,
     enumerations: HashSet<Text>,
@@ -56,6 +88,34 @@ pub(super) struct Lowering<'a, 'd> {
     /// Inside `noEvent(…)` or `smooth(…)`: conditions generate no events there (omc
     /// makes no zero crossing inside either), and their atoms keep `noEvent`.
     pub(super) no_events: u32,
+}
+
+/// How many equations of each line have taken an id (`e8`, `e8_2`, …): a count per line
+/// of the model class (4 bytes a line, where a `HashMap` took 12 an equation: a model of
+/// 10^5 equations, at the main job's peak; issue 15), the lines outside it in a map.
+struct LineCounts {
+    first: usize,
+    counts: Vec<u32>,
+    outside: HashMap<u32, u32>,
+}
+
+impl LineCounts {
+    /// Counts for the lines of `span` in `file`.
+    fn over(file: &SourceFile, span: crate::syntax::Span) -> LineCounts {
+        let (first, _) = file.line_col(span.start as usize);
+        let (last, _) = file.line_col(span.end as usize);
+        LineCounts { first, counts: vec![0; last + 1 - first], outside: HashMap::new() }
+    }
+
+    /// Counts one more equation on `line`: how many have.
+    fn next(&mut self, line: u32) -> u32 {
+        let n = match (line as usize).checked_sub(self.first).and_then(|k| self.counts.get_mut(k)) {
+            Some(n) => n,
+            None => self.outside.entry(line).or_insert(0),
+        };
+        *n += 1;
+        *n
+    }
 }
 
 /// A residual under construction: mutually exclusive arms covering every mode.
@@ -97,7 +157,7 @@ fn lower_equations<'d>(
         kinds: Vec::with_capacity(model.vars.len()),
         modes: HashMap::new(),
         out: Mdae { name: model.name.clone(), ..Mdae::default() },
-        ids: HashMap::new(),
+        ids: LineCounts::over(file, class.span),
         integers: HashSet::new(),
         enumerations: HashSet::new(),
         domains: BTreeMap::new(),
@@ -108,7 +168,7 @@ fn lower_equations<'d>(
         l.declare(v);
     }
     l.out.vars.shrink_to_fit(); // held to the end of the job: not the doubling's slack
-    let declared = |n: &str| model.index.contains_key(n);
+    let declared = |n: &str| model.find(n).is_some();
     let names =
         domains::Names { integers: &l.integers, enumerations: &l.enumerations, declared: &declared, env: &l.env };
     l.domains = domains::infer(comp, &names);
@@ -161,7 +221,7 @@ pub(super) fn ref_name(e: &Expr) -> Option<String> {
 impl<'a, 'd> Lowering<'a, 'd> {
     /// What the scalar `name` is (`None`: not a scalar of the model).
     pub(super) fn kind(&self, name: &str) -> Option<NameKind> {
-        self.flat.index.get(name).map(|&k| self.kinds[k])
+        self.flat.find(name).map(|k| self.kinds[k].get())
     }
 
     fn declare(&mut self, v: &flat::Var) {
@@ -189,7 +249,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             self.out.time_invariant.insert(v.name.to_string());
         }
         debug_assert!(v.variability != Variability::Continuous || v.ty != Type::Real || kind != NameKind::Known);
-        self.kinds.push(kind);
+        self.kinds.push(PackedKind::of(kind));
     }
 
     /// A passed equation: an `assert` on mode variables is a mode invariant.
@@ -232,15 +292,16 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 span: b.span,
                 active: Cond::True,
                 incidence: incidence.clone(),
-                body: Body::Simple { lhs: Cow::Owned(zero.clone()), rhs: Cow::Owned(zero.clone()) },
+                body: Body::Simple {
+                    lhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
+                    rhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
+                },
             });
         }
     }
 
     fn fresh_id(&mut self, line: u32) -> Label {
-        let n = self.ids.entry(line).or_insert(0);
-        *n += 1;
-        Label::Line { line, k: *n }
+        Label::Line { line, k: self.ids.next(line) }
     }
 
     /// True when `e` is built from non-parameter Boolean variables with `and`/`or`/`not`.
@@ -362,7 +423,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         };
         let body = if r.arms.len() == 1 && r.arms[0].0 == Cond::True {
             let (_, l, rr) = r.arms[0];
-            Body::Simple { lhs: side(l), rhs: side(rr) }
+            Body::Simple { lhs: side(l).into(), rhs: side(rr).into() }
         } else {
             Body::Arms(
                 r.arms.iter().map(|&(ref g, l, rr)| Arm { when: g.clone(), lhs: side(l), rhs: side(rr) }).collect(),
@@ -487,7 +548,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
     /// A static Integer value or an enumeration literal (a name that is not declared).
     fn literal(&self, e: &Expr) -> Option<DomainValue> {
         match &e.kind {
-            ExprKind::Name(n) if !self.flat.index.contains_key(n.as_str()) => {
+            ExprKind::Name(n) if self.flat.find(n.as_str()).is_none() => {
                 Some(DomainValue::Literal(n.as_str().to_string()))
             }
             _ => match self.env.eval(e)? {
@@ -516,9 +577,10 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 id
             })
             .collect();
-        self.out
-            .invariants
-            .push(Invariant { cond: Cond::exactly_one(&ids), span: self.flat.vars[self.flat.index[var]].span });
+        self.out.invariants.push(Invariant {
+            cond: Cond::exactly_one(&ids),
+            span: self.flat.var(var).expect("a declared variable").span,
+        });
         ids
     }
 
@@ -529,7 +591,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
         let n = self.out.modes.iter().filter(|m| matches!(m.kind, ModeKind::Atom { .. })).count() + 1;
         let mut name = format!("a{n}");
-        while self.flat.index.contains_key(name.as_str()) {
+        while self.flat.find(name.as_str()).is_some() {
             name.push('_');
         }
         let id = ModeId(self.out.modes.len() as u32);

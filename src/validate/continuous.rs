@@ -31,24 +31,119 @@ pub(super) enum Origin {
 /// equation, 10^5 of them).
 pub(super) type Unknown = (u32, u8);
 
-/// One equation: its unknowns and, when it reads `v = constant` (`der(v) = constant`),
-/// that value.
+/// One equation while it is read: its unknowns and, when it reads `v = constant`
+/// (`der(v) = constant`), that value; kept in [`Rows`].
 #[derive(Clone, Debug)]
-pub(super) struct Row {
-    pub span: Span,
-    pub origin: Origin,
-    /// Sorted, without repetition (a row per equation: a slice, not a set).
-    pub occ: Box<[Unknown]>,
-    pub value: Option<(Unknown, f64)>,
+struct Row {
+    span: Span,
+    origin: Origin,
+    /// Sorted, without repetition.
+    occ: Vec<Unknown>,
+    value: Option<(Unknown, f64)>,
+}
+
+/// The rows of a system, one after the other (a model has 10^5 equations: no struct and
+/// no list per row; validation's peak, issue 15).
+#[derive(Debug)]
+pub(super) struct Rows {
+    spans: Vec<Span>,
+    origins: Vec<Origin>,
+    /// Row e's unknowns are `occ[start[e]..start[e + 1]]`, sorted, without repetition.
+    start: Vec<u32>,
+    occ: Vec<Unknown>,
+    /// `(row, unknown, c)` for the rows reading `unknown = c`, by row (few rows do).
+    values: Vec<(u32, Unknown, f64)>,
+}
+
+impl Rows {
+    fn with_capacity(rows: usize) -> Rows {
+        let mut start = Vec::with_capacity(rows + 1);
+        start.push(0);
+        Rows {
+            spans: Vec::with_capacity(rows),
+            origins: Vec::with_capacity(rows),
+            start,
+            occ: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, row: Row) {
+        if let Some((u, c)) = row.value {
+            self.values.push((self.spans.len() as u32, u, c));
+        }
+        self.spans.push(row.span);
+        self.origins.push(row.origin);
+        self.occ.extend_from_slice(&row.occ);
+        self.start.push(self.occ.len() as u32);
+    }
+
+    /// Without the doubling's slack (held through the initial-system check).
+    fn shrink_to_fit(&mut self) {
+        self.spans.shrink_to_fit();
+        self.origins.shrink_to_fit();
+        self.start.shrink_to_fit();
+        self.occ.shrink_to_fit();
+        self.values.shrink_to_fit();
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Every row's unknowns in turn.
+    pub fn all(&self) -> impl Iterator<Item = &[Unknown]> {
+        (0..self.len()).map(|e| self.occ(e))
+    }
+
+    pub fn occ(&self, e: usize) -> &[Unknown] {
+        &self.occ[self.start[e] as usize..self.start[e + 1] as usize]
+    }
+
+    pub fn span(&self, e: usize) -> Span {
+        self.spans[e]
+    }
+
+    pub fn origin(&self, e: usize) -> Origin {
+        self.origins[e]
+    }
+
+    /// `(v, c)` when row `e` reads `v = c` with `c` a constant.
+    pub fn value(&self, e: usize) -> Option<(Unknown, f64)> {
+        let k = self.values.binary_search_by_key(&(e as u32), |v| v.0).ok()?;
+        Some((self.values[k].1, self.values[k].2))
+    }
+}
+
+/// Declaration indices as a sorted list (`u32`): a set of 10^5 in 0.4 MB.
+#[derive(Debug, Default)]
+pub(super) struct Decls(Vec<u32>);
+
+impl Decls {
+    pub fn contains(&self, d: usize) -> bool {
+        self.0.binary_search(&(d as u32)).is_ok()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().map(|&d| d as usize)
+    }
 }
 
 pub(super) struct System {
     /// The Real unknowns (declaration indices).
-    pub vars: BTreeSet<usize>,
+    pub vars: Decls,
     /// The unknowns whose derivative appears in an equation.
-    pub states: BTreeSet<usize>,
-    pub equations: Vec<Row>,
-    pub initial: Vec<Row>,
+    pub states: Decls,
+    pub equations: Rows,
+    pub initial: Rows,
 }
 
 impl System {
@@ -63,7 +158,8 @@ struct Bail;
 
 struct Builder<'s, 'a> {
     typer: Typer<'s, 'a>,
-    vars: BTreeSet<usize>,
+    /// In increasing order.
+    vars: Vec<u32>,
 }
 
 /// The continuous system of the model, or `None` if it has something not modelled.
@@ -80,7 +176,7 @@ pub(super) fn build(scope: &Scope, comp: &Composition) -> Option<System> {
             }
         }
     }
-    let mut b = Builder { typer: Typer { scope }, vars: BTreeSet::new() };
+    let mut b = Builder { typer: Typer { scope }, vars: Vec::new() };
     let discrete_reals: BTreeSet<String> = when_defined.iter().map(|e| super::scope::normalize(&base_of(e))).collect();
     for (d, decl) in scope.decls.iter().enumerate() {
         if decl.is_fixed_value() && fixed_attribute(decl.decl) == Some(false) {
@@ -92,9 +188,10 @@ pub(super) fn build(scope: &Scope, comp: &Composition) -> Option<System> {
             && !decl.has(Prefix::Discrete)
             && !discrete_reals.contains(decl.base.as_str());
         if continuous {
-            b.vars.insert(d);
+            b.vars.push(d as u32);
         }
     }
+    b.vars.shrink_to_fit();
     b.system(comp).ok()
 }
 
@@ -121,9 +218,8 @@ fn attribute<'d>(d: &'d Declaration, name: &str) -> Option<&'d Expr> {
 
 impl Builder<'_, '_> {
     fn system(&mut self, comp: &Composition) -> Result<System, Bail> {
-        let (mut equations, mut initial) = (Vec::new(), Vec::new());
         // About a row per equation (a model has 10^5: no room for twice as many).
-        equations.reserve(
+        let mut equations = Rows::with_capacity(
             comp.parts
                 .iter()
                 .map(|p| match p {
@@ -132,6 +228,7 @@ impl Builder<'_, '_> {
                 })
                 .sum(),
         );
+        let mut initial = Rows::with_capacity(0);
         for part in &comp.parts {
             match part {
                 ClassPart::Elements { elements, .. } => self.bindings(elements, &mut equations)?,
@@ -146,26 +243,27 @@ impl Builder<'_, '_> {
                 ClassPart::StateMachine(_) => return Err(Bail),
             }
         }
-        let states: BTreeSet<usize> = equations
-            .iter()
-            .flat_map(|r: &Row| r.occ.iter())
-            .filter(|(_, o)| *o == 1)
-            .map(|&(d, _)| d as usize)
-            .collect();
-        if initial.iter().flat_map(|r: &Row| r.occ.iter()).any(|&(d, o)| o == 1 && !states.contains(&(d as usize))) {
+        let mut states: Vec<u32> = equations.occ.iter().filter(|(_, o)| *o == 1).map(|&(d, _)| d).collect();
+        states.sort_unstable();
+        states.dedup();
+        states.shrink_to_fit();
+        let states = Decls(states);
+        if initial.occ.iter().any(|&(d, o)| o == 1 && !states.contains(d as usize)) {
             return Err(Bail);
         }
-        for &d in &states {
+        for d in states.iter() {
             let decl = self.typer.scope.decls[d].decl;
             if fixed_attribute(decl) == Some(true) {
                 let value = attribute(decl, "start").and_then(constant).map(|v| ((d as u32, 0), v));
-                initial.push(Row { span: decl.span, origin: Origin::Fixed, occ: Box::new([(d as u32, 0)]), value });
+                initial.push(Row { span: decl.span, origin: Origin::Fixed, occ: vec![(d as u32, 0)], value });
             }
         }
-        Ok(System { vars: std::mem::take(&mut self.vars), states, equations, initial })
+        equations.shrink_to_fit();
+        initial.shrink_to_fit();
+        Ok(System { vars: Decls(std::mem::take(&mut self.vars)), states, equations, initial })
     }
 
-    fn bindings(&mut self, elements: &[Element], rows: &mut Vec<Row>) -> Result<(), Bail> {
+    fn bindings(&mut self, elements: &[Element], rows: &mut Rows) -> Result<(), Bail> {
         for e in elements {
             let Element::Component(c) = e else { continue };
             if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
@@ -199,7 +297,21 @@ impl Builder<'_, '_> {
         Ok(())
     }
 
-    fn equation(&mut self, eq: &Equation, origin: Origin, rows: &mut Vec<Row>) -> Result<(), Bail> {
+    fn equation(&mut self, eq: &Equation, origin: Origin, rows: &mut Rows) -> Result<(), Bail> {
+        if let EquationKind::Simple { lhs, rhs } = &eq.kind {
+            if let Some(row) = self.simple(lhs, rhs, eq.span, origin)? {
+                rows.push(row);
+            }
+            return Ok(());
+        }
+        let mut some = Vec::new();
+        self.rows(eq, origin, &mut some)?;
+        some.into_iter().for_each(|r| rows.push(r));
+        Ok(())
+    }
+
+    /// The rows of `eq` (an if-equation's, merged branch by branch).
+    fn rows(&mut self, eq: &Equation, origin: Origin, rows: &mut Vec<Row>) -> Result<(), Bail> {
         match &eq.kind {
             EquationKind::Simple { lhs, rhs } => {
                 if let Some(row) = self.simple(lhs, rhs, eq.span, origin)? {
@@ -211,13 +323,13 @@ impl Builder<'_, '_> {
                 for (_, body) in branches {
                     let mut arm = Vec::new();
                     for e in body {
-                        self.equation(e, origin, &mut arm)?;
+                        self.rows(e, origin, &mut arm)?;
                     }
                     arms.push(arm);
                 }
                 let mut arm = Vec::new();
                 for e in else_branch.iter().flatten() {
-                    self.equation(e, origin, &mut arm)?;
+                    self.rows(e, origin, &mut arm)?;
                 }
                 arms.push(arm);
                 let n = arms[0].len();
@@ -336,6 +448,11 @@ impl Builder<'_, '_> {
         Ok(())
     }
 
+    /// `d` is a Real unknown.
+    fn var(&self, d: usize) -> bool {
+        self.vars.binary_search(&(d as u32)).is_ok()
+    }
+
     fn occ(&self, e: &Expr) -> Occ {
         let scope = self.typer.scope;
         let (base, key) = match &e.kind {
@@ -345,15 +462,15 @@ impl Builder<'_, '_> {
         };
         match scope.resolve(&base) {
             Some(Resolved::Var(ds)) => match ds.iter().find(|&&d| scope.decls[d].key == key) {
-                Some(&d) if self.vars.contains(&d) => Occ::Var(d),
+                Some(&d) if self.var(d) => Occ::Var(d),
                 Some(_) => Occ::Known,
-                None if ds.iter().any(|d| self.vars.contains(d)) => Occ::Bail,
+                None if ds.iter().any(|&d| self.var(d)) => Occ::Bail,
                 None => Occ::Known,
             },
             Some(Resolved::Aggregate | Resolved::Field(_)) => {
                 let prefix = super::scope::normalize(&base);
-                let under = |d: &usize| {
-                    let b = &scope.decls[*d].base;
+                let under = |d: &u32| {
+                    let b = &scope.decls[*d as usize].base;
                     b == &prefix || b.strip_prefix(prefix.as_str()).is_some_and(|r| r.starts_with('.'))
                 };
                 if self.vars.iter().any(under) { Occ::Bail } else { Occ::Known }
@@ -370,22 +487,25 @@ enum Occ {
     Bail,
 }
 
-/// `occ` sorted, without repetition, at exact length.
-fn sorted(mut occ: Vec<Unknown>) -> Box<[Unknown]> {
+/// `occ` sorted, without repetition.
+fn sorted(mut occ: Vec<Unknown>) -> Vec<Unknown> {
     occ.sort_unstable();
     occ.dedup();
-    occ.into_boxed_slice()
+    occ
 }
 
 /// The unknowns of the equations `rows` in one index space: `(declaration, order)` pairs
-/// in order of first appearance. `decls`: the number of declarations (orders are 0 or 1).
+/// in order of first appearance. `decls`: the number of declarations (orders are 0 or 1);
+/// `size`: at least the number of rows, of their entries, and of unknowns (the arrays are
+/// made at that length, never doubled).
 pub(super) fn columns<R: IntoIterator<Item = Unknown>>(
     rows: impl Iterator<Item = R>,
     decls: usize,
+    size: (usize, usize, usize),
 ) -> (Packed, Vec<Unknown>) {
     let mut index = vec![u32::MAX; 2 * decls];
-    let mut names = Vec::new();
-    let mut packed = Packed::new();
+    let mut names = Vec::with_capacity(size.2);
+    let mut packed = Packed::with_capacity(size.0, size.1);
     for r in rows {
         packed.push(r.into_iter().map(|(d, o)| {
             let at = &mut index[2 * d as usize + o as usize];
@@ -393,7 +513,7 @@ pub(super) fn columns<R: IntoIterator<Item = Unknown>>(
                 *at = names.len() as u32;
                 names.push((d, o));
             }
-            *at as usize
+            *at
         }));
     }
     (packed, names)

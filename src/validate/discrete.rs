@@ -356,9 +356,9 @@ impl<'s, 'a> Discrete<'s, 'a> {
     fn conclude(&mut self) {
         let free: Vec<usize> =
             self.unknowns.iter().copied().filter(|d| !self.fixed.contains_key(d) && !self.is_tainted(*d)).collect();
-        let index: BTreeMap<usize, usize> = free.iter().enumerate().map(|(k, &d)| (d, k)).collect();
+        let index: BTreeMap<usize, u32> = free.iter().enumerate().map(|(k, &d)| (d, k as u32)).collect();
         let eqs: Vec<&DEq> = self.eqs.iter().filter(|q| !q.vars.iter().any(|&d| self.is_tainted(d))).collect();
-        let rows: Vec<Vec<usize>> =
+        let rows: Vec<Vec<u32>> =
             eqs.iter().map(|q| q.vars.iter().filter_map(|d| index.get(d).copied()).collect()).collect();
         let assignment = matching(&rows, free.len());
         let mut owner: BTreeMap<usize, usize> = BTreeMap::new();

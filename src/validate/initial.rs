@@ -11,9 +11,9 @@
 //! the algebraic unknowns (a perfect matching: index ≤ 1); others are left to the
 //! structural analysis.
 
-use super::continuous::{Origin, Row, System, Unknown, columns};
+use super::continuous::{Origin, System, Unknown, columns};
 use super::diagnostic::{Diagnostic, Kind};
-use super::matching::{maximum, overdetermined};
+use super::matching::{NONE, maximum, overdetermined};
 use super::scope::Scope;
 use std::collections::BTreeMap;
 
@@ -27,13 +27,22 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
     if !index_at_most_one(system, scope.decls.len()) {
         return None;
     }
-    let rows: Vec<&Row> = system.equations.iter().chain(system.initial.iter()).collect();
-    let (cols, unknowns) = columns(rows.iter().map(|r| r.occ.iter().copied()), scope.decls.len());
+    // Row e: the model's equations, then the initial ones.
+    let (eqs, init) = (&system.equations, &system.initial);
+    let n = eqs.len();
+    let size = (n + init.len(), eqs.all().chain(init.all()).map(<[_]>::len).sum(), {
+        system.vars.len() + system.states.len()
+    });
+    let (cols, unknowns) = columns(eqs.all().chain(init.all()).map(|r| r.iter().copied()), scope.decls.len(), size);
     let assignment = maximum(&cols, unknowns.len());
     let (part, vars) = overdetermined(&cols, &assignment, unknowns.len());
+    drop((cols, assignment));
     if part.is_empty() {
         return None;
     }
+    let span = |e: usize| if e < n { eqs.span(e) } else { init.span(e - n) };
+    let origin = |e: usize| if e < n { eqs.origin(e) } else { init.origin(e - n) };
+    let value = |e: usize| if e < n { eqs.value(e) } else { init.value(e - n) };
     let name = |(d, order): Unknown| {
         let key = &scope.decls[d as usize].key;
         if order == 1 { format!("der({key})") } else { key.to_string() }
@@ -45,13 +54,13 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
     let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     let summary =
         format!("{} for {} ({})", plural(part.len(), "equation"), plural(vars.len(), "unknown"), names.join(", "));
-    let conflict = inconsistent(&part, &rows);
+    let conflict = inconsistent(&part, value);
     let mut diag = match &conflict {
         Some((unknown, a, b)) => {
-            let (va, vb) = (rows[*a].value.map_or(0.0, |v| v.1), rows[*b].value.map_or(0.0, |v| v.1));
+            let (va, vb) = (value(*a).map_or(0.0, |v| v.1), value(*b).map_or(0.0, |v| v.1));
             Diagnostic::error(
                 Kind::Initial,
-                rows[*b].span,
+                span(*b),
                 format!(
                     "the initial system is overdetermined and inconsistent: `{}` = {va} and `{}` = {vb}; {summary}",
                     name(*unknown),
@@ -61,23 +70,23 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
             .help("remove the initial equations in excess (or `fixed = true`): omc refuses an inconsistent initial system")
         }
         None => {
-            let at = part.iter().copied().find(|&e| rows[e].origin != Origin::Equation).unwrap_or(part[0]);
+            let at = part.iter().copied().find(|&e| origin(e) != Origin::Equation).unwrap_or(part[0]);
             Diagnostic::warning(
                 Kind::Initial,
-                rows[at].span,
+                span(at),
                 format!("the initial system is structurally overdetermined: {summary}"),
             )
             .help("omc drops redundant initial equations when they are consistent; remove the ones in excess")
         }
     };
     for &e in part.iter().take(4 * SHOWN) {
-        let what = match rows[e].origin {
+        let what = match origin(e) {
             Origin::Equation => "equation",
             Origin::Initial => "initial equation",
             Origin::Fixed => "fixed = true: the start value is an initial equation",
         };
-        if rows[e].span != diag.span {
-            diag = diag.with(rows[e].span, what);
+        if span(e) != diag.span {
+            diag = diag.with(span(e), what);
         }
     }
     Some(diag)
@@ -92,21 +101,22 @@ fn index_at_most_one(system: &System, decls: usize) -> bool {
     }
     // A state's value is known: only its derivative is an unknown.
     let mut unknown = vec![true; 2 * decls];
-    for &d in &system.states {
+    for d in system.states.iter() {
         unknown[2 * d] = false;
     }
-    let rows =
-        system.equations.iter().map(|r| r.occ.iter().copied().filter(|&(d, o)| unknown[2 * d as usize + o as usize]));
-    let (cols, names) = columns(rows, decls);
-    names.len() == system.equations.len() && maximum(&cols, names.len()).iter().all(Option::is_some)
+    let eqs = &system.equations;
+    let rows = eqs.all().map(|r| r.iter().copied().filter(|&(d, o)| unknown[2 * d as usize + o as usize]));
+    let size = (eqs.len(), eqs.all().map(<[_]>::len).sum(), system.vars.len() + system.states.len());
+    let (cols, names) = columns(rows, decls, size);
+    names.len() == eqs.len() && !maximum(&cols, names.len()).contains(&NONE)
 }
 
-/// Two rows of the overdetermined part giving one unknown different constant values: the
-/// unknown and the two rows (the later one second).
-fn inconsistent(part: &[usize], rows: &[&Row]) -> Option<(Unknown, usize, usize)> {
+/// Two rows of the overdetermined part giving one unknown different constant values (row
+/// e reads `value(e)`): the unknown and the two rows (the later one second).
+fn inconsistent(part: &[usize], value: impl Fn(usize) -> Option<(Unknown, f64)>) -> Option<(Unknown, usize, usize)> {
     let mut seen: BTreeMap<Unknown, (usize, f64)> = BTreeMap::new();
     for &e in part {
-        let Some((unknown, v)) = rows[e].value else { continue };
+        let Some((unknown, v)) = value(e) else { continue };
         match seen.get(&unknown) {
             Some(&(first, w)) if (v - w).abs() > 1e-12 * v.abs().max(w.abs()).max(1.0) => {
                 return Some((unknown, first, e));

@@ -16,44 +16,48 @@
 /// Each equation's unknowns (indices below the number of unknowns), by equation.
 pub(super) trait Rows {
     fn len(&self) -> usize;
-    fn row(&self, e: usize) -> &[usize];
+    fn row(&self, e: usize) -> &[u32];
 }
 
-impl Rows for [Vec<usize>] {
+impl Rows for [Vec<u32>] {
     fn len(&self) -> usize {
-        <[Vec<usize>]>::len(self)
+        <[Vec<u32>]>::len(self)
     }
-    fn row(&self, e: usize) -> &[usize] {
+    fn row(&self, e: usize) -> &[u32] {
         &self[e]
     }
 }
 
-impl Rows for Vec<Vec<usize>> {
+impl Rows for Vec<Vec<u32>> {
     fn len(&self) -> usize {
         Vec::len(self)
     }
-    fn row(&self, e: usize) -> &[usize] {
+    fn row(&self, e: usize) -> &[u32] {
         &self[e]
     }
 }
 
-/// Rows stored one after the other (no list per equation: a model has 10^5 of them).
+/// Rows stored one after the other, in `u32` (no list per equation: a model has 10^5 of
+/// them, and the initial-system check's arrays are at validation's peak, issue 15).
 #[derive(Debug, Default)]
 pub(super) struct Packed {
     /// Row e is `items[start[e]..start[e + 1]]`.
-    start: Vec<usize>,
-    items: Vec<usize>,
+    start: Vec<u32>,
+    items: Vec<u32>,
 }
 
 impl Packed {
-    pub(super) fn new() -> Packed {
-        Packed { start: vec![0], items: Vec::new() }
+    /// Room for `rows` rows of `items` entries in all (an upper bound: exact length).
+    pub(super) fn with_capacity(rows: usize, items: usize) -> Packed {
+        let mut start = Vec::with_capacity(rows + 1);
+        start.push(0);
+        Packed { start, items: Vec::with_capacity(items) }
     }
 
     /// Appends a row.
-    pub(super) fn push(&mut self, row: impl IntoIterator<Item = usize>) {
+    pub(super) fn push(&mut self, row: impl IntoIterator<Item = u32>) {
         self.items.extend(row);
-        self.start.push(self.items.len());
+        self.start.push(self.items.len() as u32);
     }
 }
 
@@ -61,29 +65,33 @@ impl Rows for Packed {
     fn len(&self) -> usize {
         self.start.len() - 1
     }
-    fn row(&self, e: usize) -> &[usize] {
-        &self.items[self.start[e]..self.start[e + 1]]
+    fn row(&self, e: usize) -> &[u32] {
+        &self.items[self.start[e] as usize..self.start[e + 1] as usize]
     }
 }
+
+/// No unknown or equation (a `u32` index).
+pub(super) const NONE: u32 = u32::MAX;
 
 /// `assignment[e]`: the unknown matched to equation `e`, given each equation's unknowns
 /// (indices below `unknowns`).
 pub(super) fn matching<R: Rows + ?Sized>(rows: &R, unknowns: usize) -> Vec<Option<usize>> {
-    search(rows, unknowns, false).0
+    search(rows, unknowns, false).0.into_iter().map(|v| (v != NONE).then_some(v as usize)).collect()
 }
 
 /// A maximum matching leaving the same equations unmatched as [`matching`] (possibly
-/// matched to other unknowns), in linear time on chains and trees of equations.
-pub(super) fn maximum<R: Rows + ?Sized>(rows: &R, unknowns: usize) -> Vec<Option<usize>> {
+/// matched to other unknowns), in linear time on chains and trees of equations:
+/// `assignment[e]`, [`NONE`] where equation `e` is unmatched.
+pub(super) fn maximum<R: Rows + ?Sized>(rows: &R, unknowns: usize) -> Vec<u32> {
     search(rows, unknowns, true).0
 }
 
 /// Kuhn's search from every equation in order, with the free-unknown lookahead when
 /// `cheap`; also returns the work (row entries looked at).
-fn search<R: Rows + ?Sized>(rows: &R, unknowns: usize, cheap: bool) -> (Vec<Option<usize>>, usize) {
+fn search<R: Rows + ?Sized>(rows: &R, unknowns: usize, cheap: bool) -> (Vec<u32>, usize) {
     let mut s = Search {
         rows,
-        owner: vec![None; unknowns],
+        owner: vec![NONE; unknowns],
         seen: vec![0u32; unknowns],
         // `look[e]`: the next entry of row e the lookahead tries. An unknown once matched
         // stays matched, so the entries before it never hold a free unknown again.
@@ -93,10 +101,11 @@ fn search<R: Rows + ?Sized>(rows: &R, unknowns: usize, cheap: bool) -> (Vec<Opti
     for e in 0..rows.len() {
         s.augment(e, e as u32 + 1);
     }
-    let mut assignment = vec![None; rows.len()];
-    for (v, o) in s.owner.iter().enumerate() {
-        if let Some(e) = o {
-            assignment[*e] = Some(v);
+    drop((s.seen, s.look));
+    let mut assignment = vec![NONE; rows.len()];
+    for (v, &e) in s.owner.iter().enumerate() {
+        if e != NONE {
+            assignment[e as usize] = v as u32;
         }
     }
     (assignment, s.work)
@@ -104,10 +113,11 @@ fn search<R: Rows + ?Sized>(rows: &R, unknowns: usize, cheap: bool) -> (Vec<Opti
 
 struct Search<'a, R: ?Sized> {
     rows: &'a R,
-    owner: Vec<Option<usize>>,
+    /// The equation matched to each unknown, [`NONE`] if free.
+    owner: Vec<u32>,
     /// `seen[v] == stamp`: visited in this search (one array for all searches: O(1) reset).
     seen: Vec<u32>,
-    look: Vec<usize>,
+    look: Vec<u32>,
     work: usize,
 }
 
@@ -115,11 +125,11 @@ impl<R: Rows + ?Sized> Search<'_, R> {
     /// A free unknown of `eq`'s row, by the lookahead (none without it).
     fn free(&mut self, eq: usize) -> Option<usize> {
         let look = self.look.get_mut(eq)?;
-        while let Some(&v) = self.rows.row(eq).get(*look) {
+        while let Some(&v) = self.rows.row(eq).get(*look as usize) {
             *look += 1;
             self.work += 1;
-            if self.owner[v].is_none() {
-                return Some(v);
+            if self.owner[v as usize] == NONE {
+                return Some(v as usize);
             }
         }
         None
@@ -144,6 +154,7 @@ impl<R: Rows + ?Sized> Search<'_, R> {
                     via.pop();
                     continue;
                 };
+                let v = v as usize;
                 stack.last_mut().expect("not empty").1 += 1;
                 self.work += 1;
                 if self.seen[v] == stamp {
@@ -151,15 +162,15 @@ impl<R: Rows + ?Sized> Search<'_, R> {
                 }
                 self.seen[v] = stamp;
                 via.push(v);
-                if let Some(next) = self.owner[v] {
-                    stack.push((next, 0));
+                if self.owner[v] != NONE {
+                    stack.push((self.owner[v] as usize, 0));
                     fresh = true;
                     continue;
                 }
             }
             // Flip the path: each equation on the stack takes the unknown chosen below it.
             for (level, &(eq, _)) in stack.iter().enumerate() {
-                self.owner[via[level]] = Some(eq);
+                self.owner[via[level]] = eq as u32;
             }
             return true;
         }
@@ -168,31 +179,33 @@ impl<R: Rows + ?Sized> Search<'_, R> {
 
 /// The overdetermined part: the equations reachable from an unmatched equation along
 /// alternating paths (equation → one of its unknowns → the equation matched to it), in
-/// increasing order, and the unknowns they reach.
+/// increasing order, and the unknowns they reach. `assignment` as [`maximum`] gives it.
 pub(super) fn overdetermined<R: Rows + ?Sized>(
     rows: &R,
-    assignment: &[Option<usize>],
+    assignment: &[u32],
     unknowns: usize,
 ) -> (Vec<usize>, Vec<usize>) {
-    let mut owner = vec![None; unknowns];
-    for (e, a) in assignment.iter().enumerate() {
-        if let Some(v) = a {
-            owner[*v] = Some(e);
+    let mut owner = vec![NONE; unknowns];
+    for (e, &v) in assignment.iter().enumerate() {
+        if v != NONE {
+            owner[v as usize] = e as u32;
         }
     }
     let mut in_eq = vec![false; rows.len()];
     let mut in_var = vec![false; unknowns];
-    let mut todo: Vec<usize> = (0..rows.len()).filter(|&e| assignment[e].is_none()).collect();
+    let mut todo: Vec<usize> = (0..rows.len()).filter(|&e| assignment[e] == NONE).collect();
     for &e in &todo {
         in_eq[e] = true;
     }
     while let Some(e) = todo.pop() {
         for &v in rows.row(e) {
+            let v = v as usize;
             if in_var[v] {
                 continue;
             }
             in_var[v] = true;
-            if let Some(next) = owner[v].filter(|&n| !in_eq[n]) {
+            let next = owner[v] as usize;
+            if owner[v] != NONE && !in_eq[next] {
                 in_eq[next] = true;
                 todo.push(next);
             }
@@ -207,14 +220,19 @@ pub(super) fn overdetermined<R: Rows + ?Sized>(
 mod tests {
     use super::*;
 
+    fn as_u32(a: &[Option<usize>]) -> Vec<u32> {
+        a.iter().map(|v| v.map_or(NONE, |v| v as u32)).collect()
+    }
+
     /// The size of a maximum matching by brute force over subsets of equations.
-    fn brute(rows: &[Vec<usize>], unknowns: usize) -> usize {
-        fn go(k: usize, rows: &[Vec<usize>], used: &mut Vec<bool>) -> usize {
+    fn brute(rows: &[Vec<u32>], unknowns: usize) -> usize {
+        fn go(k: usize, rows: &[Vec<u32>], used: &mut Vec<bool>) -> usize {
             if k == rows.len() {
                 return 0;
             }
             let mut best = go(k + 1, rows, used);
             for &v in &rows[k] {
+                let v = v as usize;
                 if !used[v] {
                     used[v] = true;
                     best = best.max(1 + go(k + 1, rows, used));
@@ -235,14 +253,14 @@ mod tests {
         };
         for _ in 0..500 {
             let (n, m) = (1 + next() % 6, 1 + next() % 6);
-            let rows: Vec<Vec<usize>> = (0..n).map(|_| (0..m).filter(|_| next() % 3 == 0).collect()).collect();
+            let rows: Vec<Vec<u32>> = (0..n).map(|_| (0..m as u32).filter(|_| next() % 3 == 0).collect()).collect();
             let a = matching(&rows, m);
             let size = a.iter().flatten().count();
             assert_eq!(size, brute(&rows, m), "{rows:?}");
             let mut taken = vec![false; m];
             for (e, v) in a.iter().enumerate() {
                 if let Some(v) = v {
-                    assert!(rows[e].contains(v) && !taken[*v], "{rows:?} {a:?}");
+                    assert!(rows[e].contains(&(*v as u32)) && !taken[*v], "{rows:?} {a:?}");
                     taken[*v] = true;
                 }
             }
@@ -252,16 +270,16 @@ mod tests {
     #[test]
     fn the_later_equation_is_left_over_and_the_part_is_reported() {
         // x = 2; x = 3; der(x) = 0; der(x) = -x  over unknowns x (0), der(x) (1)
-        let rows = vec![vec![0], vec![0], vec![1], vec![0, 1]];
+        let rows: Vec<Vec<u32>> = vec![vec![0], vec![0], vec![1], vec![0, 1]];
         let a = matching(&rows, 2);
         assert_eq!(a, vec![Some(0), None, Some(1), None]);
-        let (eqs, vars) = overdetermined(&rows, &a, 2);
+        let (eqs, vars) = overdetermined(&rows, &as_u32(&a), 2);
         assert_eq!(eqs, vec![0, 1, 2, 3]);
         assert_eq!(vars, vec![0, 1]);
         // A square system has no overdetermined part.
-        let rows = vec![vec![0, 1], vec![1]];
+        let rows: Vec<Vec<u32>> = vec![vec![0, 1], vec![1]];
         let a = matching(&rows, 2);
-        assert_eq!(overdetermined(&rows, &a, 2), (vec![], vec![]));
+        assert_eq!(overdetermined(&rows, &as_u32(&a), 2), (vec![], vec![]));
     }
 
     #[test]
@@ -273,15 +291,16 @@ mod tests {
         };
         for _ in 0..2000 {
             let (n, m) = (1 + next() % 9, 1 + next() % 9);
-            let rows: Vec<Vec<usize>> = (0..n).map(|_| (0..m).filter(|_| next() % 3 == 0).collect()).collect();
+            let rows: Vec<Vec<u32>> = (0..n).map(|_| (0..m as u32).filter(|_| next() % 3 == 0).collect()).collect();
             let (plain, fast) = (matching(&rows, m), maximum(&rows, m));
-            let unmatched = |a: &[Option<usize>]| a.iter().map(Option::is_none).collect::<Vec<_>>();
+            let plain = as_u32(&plain);
+            let unmatched = |a: &[u32]| a.iter().map(|&v| v == NONE).collect::<Vec<_>>();
             assert_eq!(unmatched(&plain), unmatched(&fast), "{rows:?}");
             let mut taken = vec![false; m];
-            for (e, v) in fast.iter().enumerate() {
-                if let Some(v) = v {
-                    assert!(rows[e].contains(v) && !taken[*v], "{rows:?} {fast:?}");
-                    taken[*v] = true;
+            for (e, &v) in fast.iter().enumerate() {
+                if v != NONE {
+                    assert!(rows[e].contains(&v) && !taken[v as usize], "{rows:?} {fast:?}");
+                    taken[v as usize] = true;
                 }
             }
             assert_eq!(overdetermined(&rows, &plain, m), overdetermined(&rows, &fast, m), "{rows:?}");
@@ -294,9 +313,9 @@ mod tests {
     #[test]
     fn the_lookahead_matches_a_chain_in_linear_work() {
         let n = 10_000;
-        let rows: Vec<Vec<usize>> = (0..n).map(|i| if i == 0 { vec![0] } else { vec![i - 1, i] }).collect();
+        let rows: Vec<Vec<u32>> = (0..n as u32).map(|i| if i == 0 { vec![0] } else { vec![i - 1, i] }).collect();
         let (a, work) = search(&rows, n, true);
-        assert!(a.iter().all(Option::is_some));
+        assert!(a.iter().all(|&v| v != NONE));
         assert!(work <= 2 * (2 * n), "work {work} for {} entries", 2 * n - 1);
         let (_, plain) = search(&rows, n, false);
         assert!(plain > n * n / 4, "the plain search is quadratic here: {plain}");

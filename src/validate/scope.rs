@@ -13,6 +13,7 @@
 
 use super::builtins;
 use super::types::Ty;
+use crate::flat::index::{Index, sorted_by};
 use crate::syntax::ast::*;
 use crate::syntax::printer::expr::{write_cref, write_subscripts};
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,8 +26,6 @@ pub(super) struct Decl<'a> {
     /// Every subscript dropped: `a.b.c`.
     pub base: Text,
     pub ty: Ty,
-    /// The type as written (`Real`, `Modelica.Blocks.Types.Init`, `enumeration(…)`).
-    pub type_name: Text,
     /// Declared with dimensions (on the type or the name).
     pub array: bool,
     pub component: &'a Component,
@@ -36,6 +35,15 @@ pub(super) struct Decl<'a> {
 impl Decl<'_> {
     pub fn has(&self, p: Prefix) -> bool {
         self.component.has(p)
+    }
+
+    /// The type as written (`Real`, `Modelica.Blocks.Types.Init`; `enumeration` for an
+    /// inline one).
+    pub fn type_name(&self) -> &str {
+        match &self.component.type_spec {
+            TypeSpec::Name(n) => n.text.as_str(),
+            TypeSpec::Enumeration(_) => "enumeration",
+        }
     }
 
     /// A parameter or a constant: its value is fixed before the simulation.
@@ -64,8 +72,10 @@ pub(super) enum Resolved {
 /// The model's declarations and the file's classes.
 pub(super) struct Scope<'a> {
     pub decls: Vec<Decl<'a>>,
-    /// Base name → its first and last declaration; [`Scope::next`] chains the others.
-    by_base: BTreeMap<Text, (u32, u32)>,
+    /// The first declaration of each base name, by base name (positions only: a flat
+    /// model declares 10^5 names, at validation's peak, issue 15); [`Scope::next`] chains
+    /// the others.
+    by_base: Index,
     /// The next declaration with the same base name ([`NONE`]: the last).
     next: Vec<u32>,
     /// The part counts of the declared bases and of the class names.
@@ -163,7 +173,7 @@ impl<'a> Scope<'a> {
     pub fn new(def: &'a StoredDefinition, model: &'a ClassDef) -> Scope<'a> {
         let mut s = Scope {
             decls: Vec::new(),
-            by_base: BTreeMap::new(),
+            by_base: Index::default(),
             next: Vec::new(),
             decl_counts: BTreeSet::new(),
             class_counts: BTreeSet::new(),
@@ -182,7 +192,6 @@ impl<'a> Scope<'a> {
             };
             let n: usize = comp.parts.iter().map(count).sum();
             s.decls.reserve_exact(n);
-            s.next.reserve_exact(n);
             for part in &comp.parts {
                 let ClassPart::Elements { elements, .. } = part else { continue };
                 for e in elements {
@@ -194,7 +203,25 @@ impl<'a> Scope<'a> {
                 }
             }
         }
+        s.chain_bases();
         s
+    }
+
+    /// [`Scope::by_base`] and [`Scope::next`]: the declarations grouped by base name, in
+    /// declaration order within a group.
+    fn chain_bases(&mut self) {
+        let decls = &self.decls;
+        let base = |k: u32| decls[k as usize].base.as_str();
+        // Stable: a group's declarations stay in declaration order.
+        let mut order = sorted_by(decls.len(), base);
+        self.next = vec![NONE; order.len()];
+        for pair in order.windows(2) {
+            if base(pair[0]) == base(pair[1]) {
+                self.next[pair[0] as usize] = pair[1];
+            }
+        }
+        order.dedup_by(|later, earlier| base(*later) == base(*earlier));
+        self.by_base = Index::of_sorted(order, base);
     }
 
     fn add_class(&mut self, c: &'a ClassDef, outer: &str) {
@@ -248,30 +275,15 @@ impl<'a> Scope<'a> {
                 (text(&normalize(&base)), text(&key))
             }
         };
-        let type_name = match &c.type_spec {
-            TypeSpec::Name(n) => n.text,
-            TypeSpec::Enumeration(_) => text("enumeration"),
-        };
         let ty = self.type_of(&c.type_spec);
         let array = !c.type_dims().is_empty() || !d.dims.is_empty();
         self.decl_counts.insert(part_count(&base));
-        let k = self.decls.len() as u32;
-        match self.by_base.get_mut(&base) {
-            Some((_, last)) => {
-                self.next[*last as usize] = k;
-                *last = k;
-            }
-            None => {
-                self.by_base.insert(base, (k, k));
-            }
-        }
-        self.next.push(NONE);
-        self.decls.push(Decl { key, base, ty, type_name, array, component: c, decl: d });
+        self.decls.push(Decl { key, base, ty, array, component: c, decl: d });
     }
 
     /// The declarations with the base name `base`, in order.
     fn with_base(&self, base: &str) -> Option<Vec<usize>> {
-        let &(first, _) = self.by_base.get(base)?;
+        let first = self.by_base.find(base, |k| self.decls[k as usize].base.as_str())?;
         let mut out = Vec::new();
         let mut k = first;
         while k != NONE {
@@ -315,8 +327,8 @@ impl<'a> Scope<'a> {
             return Some(Resolved::Var(ds));
         }
         let below = format!("{base}.");
-        let after = (std::ops::Bound::Included(below.as_str()), std::ops::Bound::Unbounded);
-        if self.by_base.range::<str, _>(after).next().is_some_and(|(k, _)| k.starts_with(&below)) {
+        let mut after = self.by_base.from(&below, |k| self.decls[k as usize].base.as_str());
+        if after.next().is_some_and(|k| self.decls[k as usize].base.starts_with(&below)) {
             return Some(Resolved::Aggregate);
         }
         if builtins::is_variable(base) {

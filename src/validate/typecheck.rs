@@ -138,7 +138,7 @@ impl Types<'_, '_> {
                 )
             }
             ExprKind::Name(n) => match self.typer.scope.resolve(n.as_str()) {
-                Some(Resolved::Var(ds)) => ds.iter().any(|&d| self.typer.scope.decls[d].type_name == "Clock"),
+                Some(Resolved::Var(ds)) => ds.iter().any(|&d| self.typer.scope.decls[d].type_name() == "Clock"),
                 _ => false,
             },
             _ => false,

@@ -27,7 +27,7 @@ pub mod report;
 
 pub use build::{Sections, Unchecked, of_class, of_equations, of_file};
 
-use crate::analysis::matching::{Adjacency, FREE, hopcroft_karp};
+use crate::analysis::matching::{FREE, Rows, hopcroft_karp};
 use crate::syntax::Span;
 use crate::syntax::ast::Text;
 
@@ -85,16 +85,15 @@ pub struct CausalModel {
 }
 
 /// The matching reads the rows' solvable unknowns in place.
-impl Adjacency for CausalModel {
-    type Edge = u32;
-    fn equations(&self) -> usize {
+impl Rows for CausalModel {
+    fn len(&self) -> usize {
         self.equations.len()
     }
-    fn edges(&self, e: usize) -> &[u32] {
-        self.solvable(e)
+    fn degree(&self, e: usize) -> usize {
+        self.solvable(e).len()
     }
-    fn var(edge: u32) -> usize {
-        edge as usize
+    fn var(&self, e: usize, k: usize) -> usize {
+        self.solvable(e)[k] as usize
     }
 }
 

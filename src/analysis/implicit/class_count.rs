@@ -130,7 +130,6 @@ mod tests {
     use crate::mdae::{Body, Cond, Equation, Incidence, Invariant, Mdae, Mode, ModeId, ModeKind, VarId, Variable};
     use crate::syntax::Span;
     use crate::syntax::ast::{Expr, ExprKind, text};
-    use std::borrow::Cow;
 
     /// An mDAE of one equation per entry of `edges`: `v_i` always, and `w_i` of order 0 or
     /// 1 under each of the entry's conditions (two incidences of `w_i`: σ varies).
@@ -151,7 +150,10 @@ mod tests {
                 span: Span::new(0, 1),
                 active: Cond::True,
                 incidence: incidence.into(),
-                body: Body::Simple { lhs: Cow::Owned(zero.clone()), rhs: Cow::Owned(zero.clone()) },
+                body: Body::Simple {
+                    lhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
+                    rhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
+                },
             });
         }
         m.invariants = invariants.into_iter().map(|cond| Invariant { cond, span: Span::new(0, 1) }).collect();
