@@ -8,14 +8,16 @@
 use super::dm::{Decomposition, decompose};
 use super::matching::{Graph, max_weight_perfect_matching};
 use super::scc::components;
+use crate::syntax::small_list::SmallList;
 use std::collections::BTreeSet;
 
 /// One block of one mode: equations with their offsets, written and read (variable, order).
+/// One-item lists (most blocks) inline; ordered as the lists.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BlockInstance {
-    pub eqs: Vec<(usize, u32)>,
-    pub writes: Vec<(usize, u32)>,
-    pub reads: Vec<(usize, u32)>,
+    pub eqs: SmallList<(usize, u32)>,
+    pub writes: SmallList<(usize, u32)>,
+    pub reads: SmallList<(usize, u32)>,
 }
 
 /// The structure of one nonsingular mode.

@@ -124,6 +124,27 @@ impl<T: PartialEq> PartialEq for SmallList<T> {
     }
 }
 
+impl<T: Eq> Eq for SmallList<T> {}
+
+/// The order of the slices (lexicographic), as `Vec`'s.
+impl<T: PartialOrd> PartialOrd for SmallList<T> {
+    fn partial_cmp(&self, other: &SmallList<T>) -> Option<std::cmp::Ordering> {
+        (**self).partial_cmp(&**other)
+    }
+}
+
+impl<T: Ord> Ord for SmallList<T> {
+    fn cmp(&self, other: &SmallList<T>) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+impl<T: std::hash::Hash> std::hash::Hash for SmallList<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
+    }
+}
+
 impl<T: std::fmt::Debug> std::fmt::Debug for SmallList<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()

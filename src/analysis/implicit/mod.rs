@@ -125,7 +125,7 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     };
     let (offsets, orders) = (by_value(by_c)?, by_value(by_d)?);
     let blocks: Vec<Block> =
-        graph.blocks.into_iter().map(|(b, cond)| Ok(block(b, local(&cond)?))).collect::<Result<_, AnalysisError>>()?;
+        graph.blocks.into_iter().map(|(b, cond)| Ok(block(&b, local(&cond)?))).collect::<Result<_, AnalysisError>>()?;
     let edges: Vec<Edge> = graph
         .edges
         .into_iter()
