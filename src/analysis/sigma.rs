@@ -116,11 +116,23 @@ fn blocks(sigma: &Graph, matching: &[usize], c: &[u32], d: &[u32]) -> (Vec<Block
     let mut sccs = components(&succ);
     sccs.reverse();
     let mut block_of = vec![0usize; n];
-    let mut out = Vec::with_capacity(sccs.len());
     for (b, scc) in sccs.iter().enumerate() {
-        let mut eqs: Vec<usize> = scc.clone();
+        scc.iter().for_each(|&i| block_of[i] = b);
+    }
+    let mut deps = BTreeSet::new();
+    for (a, next) in succ.iter().enumerate() {
+        for &b in next {
+            let (ba, bb) = (block_of[a], block_of[b]);
+            if ba != bb {
+                deps.insert((ba, bb));
+            }
+        }
+    }
+    // The graph dropped before the blocks are built (one component at a time).
+    drop((solver, succ, block_of));
+    let mut out = Vec::with_capacity(sccs.len());
+    for mut eqs in sccs {
         eqs.sort_unstable();
-        eqs.iter().for_each(|&i| block_of[i] = b);
         let writes: BTreeSet<usize> = eqs.iter().map(|&i| matching[i]).collect();
         let mut reads: std::collections::BTreeMap<usize, u32> = Default::default();
         for &i in &eqs {
@@ -137,15 +149,6 @@ fn blocks(sigma: &Graph, matching: &[usize], c: &[u32], d: &[u32]) -> (Vec<Block
             writes: writes.iter().map(|&j| (j, d[j])).collect(),
             reads: reads.into_iter().collect(),
         });
-    }
-    let mut deps = BTreeSet::new();
-    for (a, next) in succ.iter().enumerate() {
-        for &b in next {
-            let (ba, bb) = (block_of[a], block_of[b]);
-            if ba != bb {
-                deps.insert((ba, bb));
-            }
-        }
     }
     (out, deps)
 }
