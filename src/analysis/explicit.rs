@@ -120,7 +120,12 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
                 for (j, &d) in s.d.iter().enumerate() {
                     push_value(&mut acc.orders[j], d, at);
                 }
-                // Each instance is kept once, under an id; the edges refer to ids.
+                // Each instance is kept once, under an id; the edges refer to ids. The first
+                // mode's instances fill the vector exactly (grown one at a time, it kept up to
+                // twice the room through the end).
+                if acc.blocks.is_empty() {
+                    acc.blocks.reserve_exact(s.blocks.len());
+                }
                 let ids: Vec<u32> = s.blocks.into_iter().map(|b| acc.block(b, at)).collect();
                 acc.edges.extend(s.deps.iter().map(|&(a, b)| (ids[a], ids[b], at)));
             }
