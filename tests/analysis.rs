@@ -288,9 +288,9 @@ fn the_memory_budget_refuses_by_name() {
     assert!(refused.to_string().contains("exceeds its memory budget (100 BDD nodes held"), "{refused}");
     let mut stats = Stats::default();
     let cdg = implicit_with_stats(&m, Order::default(), &mut stats).unwrap();
-    let conditions = cdg.offsets.iter().chain(&cdg.orders).flatten().map(|(_, b)| b.g.size() as u64).sum::<u64>()
-        + cdg.blocks.iter().map(|b| b.cond.g.size() as u64).sum::<u64>()
-        + cdg.edges.iter().map(|e| e.cond.g.size() as u64).sum::<u64>();
+    let conditions = cdg.offsets.iter().chain(&cdg.orders).flatten().map(|(_, b)| b.g().size() as u64).sum::<u64>()
+        + cdg.blocks.iter().map(|b| b.cond.g().size() as u64).sum::<u64>()
+        + cdg.edges.iter().map(|e| e.cond.g().size() as u64).sum::<u64>();
     assert_eq!(stats.held, conditions);
     assert!(stats.held > 100 && stats.held <= HELD_LIMIT, "{}", stats.held);
 }

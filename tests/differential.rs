@@ -28,15 +28,15 @@ struct ModeView {
 fn view(cdg: &Cdg, bits: u64) -> ModeView {
     // A condition is a local set of the regular modes: compared as the whole set.
     let holds = |c: &Local| cdg.space.contains(&cdg.bdd(c), bits);
-    let at = |list: &Vec<(u32, Local)>| list.iter().find(|(_, b)| holds(b)).map(|x| x.0);
+    let at = |list: &[(u32, Local)]| list.iter().find(|(_, b)| holds(b)).map(|x| x.0);
     let key = |n: usize| {
         let b = &cdg.blocks[n];
-        (b.eqs.clone(), b.writes.clone(), b.reads.clone())
+        (b.eqs.to_vec(), b.writes.to_vec(), b.reads.to_vec())
     };
     ModeView {
         singular: cdg.singular.iter().any(|s| cdg.space.contains(&s.cond, bits)),
-        c: cdg.offsets.iter().map(at).collect(),
-        d: cdg.orders.iter().map(at).collect(),
+        c: cdg.offsets.iter().map(|l| at(l)).collect(),
+        d: cdg.orders.iter().map(|l| at(l)).collect(),
         blocks: (0..cdg.blocks.len()).filter(|&n| holds(&cdg.blocks[n].cond)).map(key).collect(),
         deps: cdg.edges.iter().filter(|e| holds(&e.cond)).map(|e| (key(e.from), key(e.to))).collect(),
     }

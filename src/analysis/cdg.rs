@@ -11,8 +11,13 @@
 use super::local::{Factored, Local};
 use super::modes::ModeSpace;
 use crate::mdae::{EqId, ModeId, VarId};
+use crate::syntax::small_list::SmallList;
 use biodivine_lib_bdd::Bdd;
 use std::rc::Rc;
+
+/// The values of an offset or order with the regular modes where each holds; most have
+/// one, held inline (no allocation per equation and per variable).
+pub type Values = SmallList<(u32, Local)>;
 
 pub struct Cdg {
     pub space: ModeSpace,
@@ -25,9 +30,9 @@ pub struct Cdg {
     pub factored: Rc<Factored>,
     pub singular: Vec<Singular>,
     /// Per equation: (c, regular modes where c_i = c).
-    pub offsets: Vec<Vec<(u32, Local)>>,
+    pub offsets: Vec<Values>,
     /// Per variable: (d, regular modes where d_j = d).
-    pub orders: Vec<Vec<(u32, Local)>>,
+    pub orders: Vec<Values>,
     pub blocks: Vec<Block>,
     pub edges: Vec<Edge>,
 }
@@ -51,16 +56,17 @@ impl Cdg {
     }
 }
 
-/// A conditional block `cond: reads -- eqs -> writes`.
+/// A conditional block `cond: reads -- eqs -> writes`. The lists of one item (most blocks
+/// are one equation solved for one variable) are held inline.
 #[derive(Clone, Debug)]
 pub struct Block {
     pub cond: Local,
     /// (equation, times differentiated).
-    pub eqs: Vec<(EqId, u32)>,
+    pub eqs: SmallList<(EqId, u32)>,
     /// (variable, derivative order) solved by the block.
-    pub writes: Vec<(VarId, u32)>,
+    pub writes: SmallList<(VarId, u32)>,
     /// (variable, derivative order) read by the block.
-    pub reads: Vec<(VarId, u32)>,
+    pub reads: SmallList<(VarId, u32)>,
 }
 
 impl Block {

@@ -16,8 +16,11 @@ use super::matching::Graph;
 use super::modes::ModeSpace;
 use super::sigma::{BlockInstance, SingleMode, analyse};
 use crate::mdae::{EqId, Mdae, ModeId, VarId};
+use crate::syntax::small_list::SmallList;
 use biodivine_lib_bdd::Bdd;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 /// The most mode dimensions (variables + atoms) the explicit strategy enumerates.
 pub const EXPLICIT_MAX_MODES: usize = 24;
@@ -100,7 +103,9 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
         let at = bits as u32;
         acc.valid[bits as usize] = true;
         let holds = |m: ModeId| structural.iter().position(|&s| s == m).is_some_and(|i| bits >> i & 1 == 1);
-        match analyse(&sigma_in_mode(mdae, &holds), n_var) {
+        // The Σ-matrix dropped before the results are gathered.
+        let result = analyse(&sigma_in_mode(mdae, &holds), n_var);
+        match result {
             SingleMode::Singular(dm) => {
                 let key = (dm.over_eqs.clone(), dm.under_vars.clone());
                 let e =
@@ -115,11 +120,14 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
                 for (j, &d) in s.d.iter().enumerate() {
                     push_value(&mut acc.orders[j], d, at);
                 }
-                // Each instance is kept once, under an id; the edges refer to ids.
-                let ids: Vec<usize> = s.blocks.into_iter().map(|b| acc.block(b, at)).collect();
-                for &(a, b) in &s.deps {
-                    acc.edges.entry((ids[a], ids[b])).or_default().push(at);
+                // Each instance is kept once, under an id; the edges refer to ids. The first
+                // mode's instances fill the vector exactly (grown one at a time, it kept up to
+                // twice the room through the end).
+                if acc.blocks.is_empty() {
+                    acc.blocks.reserve_exact(s.blocks.len());
                 }
+                let ids: Vec<u32> = s.blocks.into_iter().map(|b| acc.block(b, at)).collect();
+                acc.edges.extend(s.deps.iter().map(|&(a, b)| (ids[a], ids[b], at)));
             }
         }
     }
@@ -130,14 +138,14 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
 type Assignments = Vec<u32>;
 
 /// Adds assignment `at` to the assignments of `value` (a few values per equation or
-/// variable: a list, grown one at a time: most have one value, and a first push would
-/// make room for four, 128 bytes per equation and per variable).
-fn push_value(values: &mut Vec<(u32, Assignments)>, value: u32, at: u32) {
+/// variable, most have one: held inline, the list rebuilt for a new value).
+fn push_value(values: &mut SmallList<(u32, Assignments)>, value: u32, at: u32) {
     match values.iter_mut().find(|(v, _)| *v == value) {
         Some((_, a)) => a.push(at),
         None => {
-            values.reserve_exact(1);
-            values.push((value, vec![at]))
+            let mut list = std::mem::take(values).into_vec();
+            list.push((value, vec![at]));
+            *values = list.into();
         }
     }
 }
@@ -149,12 +157,16 @@ struct Acc {
     valid: Vec<bool>,
     regular: Assignments,
     singular: BTreeMap<(Vec<usize>, Vec<usize>), (Assignments, Vec<(ModeId, bool)>)>,
-    offsets: Vec<Vec<(u32, Assignments)>>,
-    orders: Vec<Vec<(u32, Assignments)>>,
-    /// The id of every block instance, and the assignments of each id.
-    ids: BTreeMap<BlockInstance, usize>,
-    blocks: Vec<Assignments>,
-    edges: BTreeMap<(usize, usize), Assignments>,
+    offsets: Vec<SmallList<(u32, Assignments)>>,
+    orders: Vec<SmallList<(u32, Assignments)>>,
+    /// Every block instance once, with its assignments, by id.
+    blocks: Vec<(BlockInstance, Assignments)>,
+    /// The ids of the instances by their hash (the instances are held once, in `blocks`).
+    ids: FxHashMap<u64, SmallList<u32>>,
+    /// (from id, to id, assignment) of every dependency in every assignment: 12 bytes
+    /// where a map of the pairs took 80 (a B-tree's nodes half full) besides the 4 of the
+    /// assignment.
+    edges: Vec<(u32, u32, u32)>,
 }
 
 impl Acc {
@@ -163,49 +175,66 @@ impl Acc {
             valid: vec![false; assignments],
             regular: Vec::new(),
             singular: BTreeMap::new(),
-            offsets: vec![Vec::new(); mdae.equations.len()],
-            orders: vec![Vec::new(); mdae.vars.len()],
-            ids: BTreeMap::new(),
+            offsets: (0..mdae.equations.len()).map(|_| SmallList::default()).collect(),
+            orders: (0..mdae.vars.len()).map(|_| SmallList::default()).collect(),
             blocks: Vec::new(),
-            edges: BTreeMap::new(),
+            ids: FxHashMap::default(),
+            edges: Vec::new(),
         }
     }
 
     /// The id of instance `b`, whose assignments now include `at`.
-    fn block(&mut self, b: BlockInstance, at: u32) -> usize {
-        if let Some(&id) = self.ids.get(&b) {
-            self.blocks[id].push(at);
+    fn block(&mut self, b: BlockInstance, at: u32) -> u32 {
+        let same = self.ids.entry(FxBuildHasher.hash_one(&b)).or_default();
+        if let Some(&id) = same.iter().find(|&&id| self.blocks[id as usize].0 == b) {
+            self.blocks[id as usize].1.push(at);
             return id;
         }
-        let id = self.blocks.len();
-        self.ids.insert(b, id);
-        self.blocks.push(vec![at]);
+        let id = self.blocks.len() as u32;
+        let mut ids = std::mem::take(same).into_vec();
+        ids.push(id);
+        *same = ids.into();
+        self.blocks.push((b, vec![at]));
         id
     }
 
     /// The CDG: blocks sorted by instance, edges by (from, to) in that order (the order of
     /// the instance pairs).
     fn finish(self, space: ModeSpace, valid: Bdd, structural: &[ModeId]) -> Cdg {
-        let sets = Sets::new(&space, &valid, structural, &self.valid);
-        let regular = sets.bdd(&self.regular);
+        let Acc { valid: flags, regular, singular, offsets, orders, blocks: instances, ids, edges: mut deps } = self;
+        drop(ids);
+        let sets = Sets::new(&space, &valid, structural, &flags);
+        let regular = sets.bdd(&regular);
         // The conditions as local sets of the regular modes (`cdg.rs`).
         let factored = space.factored(&regular);
         let local = |at: &[u32]| factored.local(&sets.bdd(at));
-        let mut rank = vec![0usize; self.blocks.len()];
-        let blocks: Vec<Block> = self
-            .ids
-            .into_iter()
-            .enumerate()
-            .map(|(r, (b, id))| {
-                rank[id] = r;
-                block(b, local(&self.blocks[id]))
+        // The ids in the order of their instances; `rank`: an id's place in it.
+        let mut order: Vec<u32> = (0..instances.len() as u32).collect();
+        order.sort_unstable_by(|&x, &y| instances[x as usize].0.cmp(&instances[y as usize].0));
+        let mut rank = vec![0u32; order.len()];
+        for (r, &id) in order.iter().enumerate() {
+            rank[id as usize] = r as u32;
+        }
+        let blocks: Vec<Block> = order
+            .iter()
+            .map(|&id| {
+                let (b, at) = &instances[id as usize];
+                block(b, local(at))
             })
             .collect();
-        let mut edges: Vec<Edge> =
-            self.edges.iter().map(|(&(a, b), at)| Edge { from: rank[a], to: rank[b], cond: local(at) }).collect();
-        edges.sort_by_key(|e| (e.from, e.to));
-        let singular = self
-            .singular
+        drop((order, instances));
+        // Each dependency's assignments, increasing (a stable sort of the pairs).
+        deps.iter_mut().for_each(|d| (d.0, d.1) = (rank[d.0 as usize], rank[d.1 as usize]));
+        deps.sort_by_key(|&(a, b, _)| (a, b));
+        let runs = || deps.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1));
+        // Counted first: collected from `chunk_by`, the vector would keep up to twice the room.
+        let mut edges: Vec<Edge> = Vec::with_capacity(runs().count());
+        edges.extend(runs().map(|run| {
+            let at: Assignments = run.iter().map(|d| d.2).collect();
+            Edge { from: run[0].0 as usize, to: run[0].1 as usize, cond: local(&at) }
+        }));
+        drop(deps);
+        let singular = singular
             .into_iter()
             .map(|((over, under), (at, example))| Singular {
                 cond: sets.bdd(&at),
@@ -214,15 +243,15 @@ impl Acc {
                 underdetermined: under.into_iter().map(|j| VarId(j as u32)).collect(),
             })
             .collect();
-        let flat = |v: Vec<Vec<(u32, Assignments)>>| {
+        let flat = |v: Vec<SmallList<(u32, Assignments)>>| {
             v.into_iter()
                 .map(|mut m| {
                     m.sort_unstable_by_key(|x| x.0);
-                    m.into_iter().map(|(n, at)| (n, local(&at))).collect()
+                    m.iter().map(|(n, at)| (*n, local(at))).collect()
                 })
                 .collect()
         };
-        let (offsets, orders) = (flat(self.offsets), flat(self.orders));
+        let (offsets, orders) = (flat(offsets), flat(orders));
         drop(sets);
         Cdg { regular, factored, singular, offsets, orders, blocks, edges, space, valid }
     }
@@ -277,12 +306,12 @@ impl<'a> Sets<'a> {
 }
 
 /// A dense-index block instance as a CDG block.
-pub fn block(b: BlockInstance, cond: Local) -> Block {
-    let ids = |v: Vec<(usize, u32)>| v.into_iter().map(|(j, d)| (VarId(j as u32), d)).collect();
+pub fn block(b: &BlockInstance, cond: Local) -> Block {
+    let ids = |v: &[(usize, u32)]| v.iter().map(|&(j, d)| (VarId(j as u32), d)).collect();
     Block {
         cond,
-        eqs: b.eqs.into_iter().map(|(i, c)| (EqId(i as u32), c)).collect(),
-        writes: ids(b.writes),
-        reads: ids(b.reads),
+        eqs: b.eqs.iter().map(|&(i, c)| (EqId(i as u32), c)).collect(),
+        writes: ids(&b.writes),
+        reads: ids(&b.reads),
     }
 }

@@ -33,6 +33,7 @@ use super::meets::{meets, meets_not};
 use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariableSet};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 /// A care set R cut into windows, with its factor over each (found when first asked).
 pub struct Factored {
@@ -40,6 +41,9 @@ pub struct Factored {
     cuts: Cuts,
     t: Bdd,
     f: Bdd,
+    /// R and ∅ as local sets, shared by the constant ones.
+    whole: Local,
+    none: Local,
     /// R's factor over the window starting at a position (`None`: `true`).
     factor: RefCell<FxHashMap<usize, Option<Bdd>>>,
     /// The conjunction of the factors of a list of windows, by the list.
@@ -47,11 +51,31 @@ pub struct Factored {
 }
 
 /// The set of modes g ∧ R; g reads only the `windows` (their first positions, sorted,
-/// distinct), and g ⊆ their factors.
+/// distinct), and g ⊆ their factors. Shared (8 bytes): R and ∅ are held once by the
+/// [`Factored`] (most conditions of a model with few modes are R: every block, edge, offset
+/// and order of a model without modes, 10^5 of each on a chain of 10^5 equations).
 #[derive(Clone, Debug)]
-pub struct Local {
-    pub g: Bdd,
-    windows: Vec<usize>,
+pub struct Local(Rc<Set>);
+
+#[derive(Debug)]
+struct Set {
+    g: Bdd,
+    windows: Box<[usize]>,
+}
+
+impl Local {
+    fn new(g: Bdd, windows: Vec<usize>) -> Local {
+        Local(Rc::new(Set { g, windows: windows.into_boxed_slice() }))
+    }
+
+    /// The BDD g (the set is g ∧ R).
+    pub fn g(&self) -> &Bdd {
+        &self.0.g
+    }
+
+    fn windows(&self) -> &[usize] {
+        &self.0.windows
+    }
 }
 
 impl Factored {
@@ -62,6 +86,8 @@ impl Factored {
             cuts: Cuts::of(care),
             t: set.mk_true(),
             f: set.mk_false(),
+            whole: Local::new(set.mk_true(), Vec::new()),
+            none: Local::new(set.mk_false(), Vec::new()),
             factor: RefCell::default(),
             conj: RefCell::default(),
         }
@@ -102,13 +128,13 @@ impl Factored {
 
     /// The whole of R.
     pub fn all(&self) -> Local {
-        Local { g: if self.is_empty() { self.f.clone() } else { self.t.clone() }, windows: Vec::new() }
+        if self.is_empty() { self.none.clone() } else { self.whole.clone() }
     }
 
     /// x ∧ R as a local set (module header).
     pub fn local(&self, x: &Bdd) -> Local {
         if x.is_false() || self.is_empty() {
-            return Local { g: self.f.clone(), windows: Vec::new() };
+            return self.none.clone();
         }
         let cx = Cuts::of(x);
         // The windows x reads, in order (one search per window).
@@ -144,7 +170,18 @@ impl Factored {
             };
             self.rebuild(x, x.root_pointer(), &map)
         };
-        Local { g: g.and(&self.factors(&windows)), windows }
+        self.make(g.and(&self.factors(&windows)), windows)
+    }
+
+    /// The local set g over `windows`, shared with `self`'s R or ∅ when it is one of them.
+    fn make(&self, g: Bdd, windows: Vec<usize>) -> Local {
+        if windows.is_empty() && g.is_true() {
+            self.whole.clone()
+        } else if windows.is_empty() && g.is_false() {
+            self.none.clone()
+        } else {
+            Local::new(g, windows)
+        }
     }
 
     /// The conjunction of the factors of `windows`.
@@ -159,7 +196,7 @@ impl Factored {
 
     /// The set `a` stands for, g ∧ R, as one BDD (O(|R|) nodes).
     pub fn exact(&self, a: &Local) -> Bdd {
-        a.g.and(&self.care)
+        a.g().and(&self.care)
     }
 
     /// Is `a` the whole of R?
@@ -169,40 +206,40 @@ impl Factored {
 
     /// a ∧ b.
     pub fn and(&self, a: &Local, b: &Local) -> Local {
-        Local { g: a.g.and(&b.g), windows: union(&a.windows, &b.windows) }
+        self.make(a.g().and(&b.g()), union(&a.windows(), &b.windows()))
     }
 
     /// a ∖ b.
     pub fn and_not(&self, a: &Local, b: &Local) -> Local {
-        Local { g: self.widened(a, &b.windows).and_not(&b.g), windows: union(&a.windows, &b.windows) }
+        self.make(self.widened(a, &b.windows()).and_not(&b.g()), union(&a.windows(), &b.windows()))
     }
 
     /// Is `a` empty?
     pub fn is_false(&self, a: &Local) -> bool {
-        a.g.is_false()
+        a.g().is_false()
     }
 
     /// a ∧ b ≠ ∅.
     pub fn meets(&self, a: &Local, b: &Local) -> bool {
-        meets(&a.g, &b.g)
+        meets(&a.g(), &b.g())
     }
 
     /// a ⊄ b.
     pub fn meets_not(&self, a: &Local, b: &Local) -> bool {
-        meets_not(&self.widened(a, &b.windows), &b.g)
+        meets_not(&self.widened(a, &b.windows()), &b.g())
     }
 
     /// (x ∧ care ∧ F_W, care ∧ F_W) over the windows W of both: the pair whose shortest
     /// condition is that of x on `care` (module header).
     pub fn pair(&self, x: &Local, care: &Local) -> (Bdd, Bdd) {
-        let c = self.widened(care, &x.windows);
-        (x.g.and(&c), c)
+        let c = self.widened(care, &x.windows());
+        (x.g().and(&c), c)
     }
 
-    /// a.g ∧ the factors of the `windows` a does not read.
+    /// a.g() ∧ the factors of the `windows` a does not read.
     fn widened(&self, a: &Local, windows: &[usize]) -> Bdd {
-        let extra: Vec<usize> = windows.iter().copied().filter(|w| a.windows.binary_search(w).is_err()).collect();
-        if extra.is_empty() { a.g.clone() } else { a.g.and(&self.factors(&extra)) }
+        let extra: Vec<usize> = windows.iter().copied().filter(|w| a.windows().binary_search(w).is_err()).collect();
+        if extra.is_empty() { a.g().clone() } else { a.g().and(&self.factors(&extra)) }
     }
 
     /// The BDD rooted at `root` in `x`, every pointer passed through `map` (a pointer that
@@ -332,27 +369,27 @@ mod tests {
             let (la, lb) = (fz.local(&a), fz.local(&b));
             let (and, and_not) = (fz.and(&la, &lb), fz.and_not(&la, &lb));
             for l in [&la, &lb, &and, &and_not] {
-                assert!(l.g.imp(&fz.factors(&l.windows)).is_true(), "g within its windows' factors");
+                assert!(l.g().imp(&fz.factors(&l.windows())).is_true(), "g within its windows' factors");
             }
             for (x, l) in [(&a, &la), (&b, &lb)] {
-                assert_eq!(l.g.and(&care), x.and(&care), "x {x:?} care {care:?}");
-                for v in l.g.support_set() {
-                    assert!(l.windows.contains(&fz.window(v.to_index()).0), "g reads an unlisted window");
+                assert_eq!(l.g().and(&care), x.and(&care), "x {x:?} care {care:?}");
+                for v in l.g().support_set() {
+                    assert!(l.windows().contains(&fz.window(v.to_index()).0), "g reads an unlisted window");
                 }
                 let read: std::collections::BTreeSet<usize> =
                     x.support_set().into_iter().map(|v| fz.window(v.to_index()).0).collect();
-                dropped += read.len() - l.windows.len();
-                kept += l.windows.len();
+                dropped += read.len() - l.windows().len();
+                kept += l.windows().len();
             }
             let (wa, wb) = (a.and(&care), b.and(&care));
             assert_eq!(fz.meets(&la, &lb), !wa.and(&wb).is_false());
             assert_eq!(fz.meets_not(&la, &lb), !wa.and_not(&wb).is_false());
             assert_eq!(fz.is_false(&la), wa.is_false());
-            assert_eq!(and.g.and(&care), wa.and(&wb));
-            assert_eq!(and_not.g.and(&care), wa.and_not(&wb));
+            assert_eq!(and.g().and(&care), wa.and(&wb));
+            assert_eq!(and_not.g().and(&care), wa.and_not(&wb));
             let (lower, upper) = fz.pair(&la, &lb);
             assert!(lower.imp(&upper).is_true());
-            assert_eq!(fz.local(&lower).g.and(&care), wa.and(&wb));
+            assert_eq!(fz.local(&lower).g().and(&care), wa.and(&wb));
         }
         assert!(dropped > 200 && kept > 200, "the sample drops and keeps windows: {dropped} {kept}");
     }
@@ -373,6 +410,6 @@ mod tests {
         assert_eq!(fz.factor(3), Some(v[3].xor(&v[5])));
         // The care set conjoined with a condition on 2 is that condition, locally.
         let local = fz.local(&care.and(&v[2]));
-        assert_eq!((local.g, local.windows), (v[2].clone(), vec![2]));
+        assert_eq!((local.g(), local.windows()), (&v[2], &[2][..]));
     }
 }

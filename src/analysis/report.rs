@@ -309,7 +309,7 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
         let mut next = Vec::with_capacity(parts.len() * 2);
         for p in &parts {
             // p ⊆ R: p ∧ (g ∧ R) = p ∧ g.
-            let (i, o) = (p.and(&b.cond.g), p.and_not(&b.cond.g));
+            let (i, o) = (p.and(&b.cond.g()), p.and_not(&b.cond.g()));
             next.extend([i, o].into_iter().filter(|x| !x.is_false()));
         }
         parts = next;
@@ -320,7 +320,7 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
     }
     let _ = writeln!(s, "structure classes ({}):", parts.len());
     for p in &parts {
-        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(&b.cond.g, p)).collect();
+        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(&b.cond.g(), p)).collect();
         let sum_c: u32 = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();
         let sum_d: u32 = active.iter().flat_map(|b| b.writes.iter().map(|w| w.1)).sum();
         let index = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).max().unwrap_or(0);

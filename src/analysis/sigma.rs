@@ -8,14 +8,16 @@
 use super::dm::{Decomposition, decompose};
 use super::matching::{Graph, max_weight_perfect_matching};
 use super::scc::components;
+use crate::syntax::small_list::SmallList;
 use std::collections::BTreeSet;
 
 /// One block of one mode: equations with their offsets, written and read (variable, order).
+/// One-item lists (most blocks) inline; ordered as the lists.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BlockInstance {
-    pub eqs: Vec<(usize, u32)>,
-    pub writes: Vec<(usize, u32)>,
-    pub reads: Vec<(usize, u32)>,
+    pub eqs: SmallList<(usize, u32)>,
+    pub writes: SmallList<(usize, u32)>,
+    pub reads: SmallList<(usize, u32)>,
 }
 
 /// The structure of one nonsingular mode.
@@ -114,11 +116,23 @@ fn blocks(sigma: &Graph, matching: &[usize], c: &[u32], d: &[u32]) -> (Vec<Block
     let mut sccs = components(&succ);
     sccs.reverse();
     let mut block_of = vec![0usize; n];
-    let mut out = Vec::with_capacity(sccs.len());
     for (b, scc) in sccs.iter().enumerate() {
-        let mut eqs: Vec<usize> = scc.clone();
+        scc.iter().for_each(|&i| block_of[i] = b);
+    }
+    let mut deps = BTreeSet::new();
+    for (a, next) in succ.iter().enumerate() {
+        for &b in next {
+            let (ba, bb) = (block_of[a], block_of[b]);
+            if ba != bb {
+                deps.insert((ba, bb));
+            }
+        }
+    }
+    // The graph dropped before the blocks are built (one component at a time).
+    drop((solver, succ, block_of));
+    let mut out = Vec::with_capacity(sccs.len());
+    for mut eqs in sccs {
         eqs.sort_unstable();
-        eqs.iter().for_each(|&i| block_of[i] = b);
         let writes: BTreeSet<usize> = eqs.iter().map(|&i| matching[i]).collect();
         let mut reads: std::collections::BTreeMap<usize, u32> = Default::default();
         for &i in &eqs {
@@ -135,15 +149,6 @@ fn blocks(sigma: &Graph, matching: &[usize], c: &[u32], d: &[u32]) -> (Vec<Block
             writes: writes.iter().map(|&j| (j, d[j])).collect(),
             reads: reads.into_iter().collect(),
         });
-    }
-    let mut deps = BTreeSet::new();
-    for (a, next) in succ.iter().enumerate() {
-        for &b in next {
-            let (ba, bb) = (block_of[a], block_of[b]);
-            if ba != bb {
-                deps.insert((ba, bb));
-            }
-        }
     }
     (out, deps)
 }

@@ -455,7 +455,7 @@ impl<'a> Plan<'a> {
         self.writers[u.index()]
             .iter()
             .copied()
-            .filter(|&(b, k)| k >= i && !self.cond(self.part_cond[b]).g.restrict_valuation(at).is_false())
+            .filter(|&(b, k)| k >= i && !self.cond(self.part_cond[b]).g().restrict_valuation(at).is_false())
             .collect()
     }
 

@@ -117,7 +117,7 @@ fn held_before(plan: &Plan, e: EqId, j: u32, from: &Bdd, entered: &Bdd) -> bool 
     let here = text(sides_under(plan, body, entered));
     plan.cdg.offsets[e.index()].iter().all(|(c2, m2)| {
         // `from` ⊆ the regular modes R: m2 ∧ from = (g ∧ R) ∧ from = g ∧ from.
-        let before = m2.g.and(from);
+        let before = m2.g().and(from);
         before.is_false() || (text(sides_under(plan, body, &before)) == here && (*c2 > j || j == 0))
     })
 }

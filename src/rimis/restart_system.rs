@@ -51,7 +51,7 @@ use super::restart::Unguaranteed;
 use super::sections::sides_under_in;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
-use crate::analysis::cdg::Cdg;
+use crate::analysis::cdg::{Cdg, Values};
 use crate::analysis::impulse::{IExpr, ModeChange};
 use crate::analysis::local::Local;
 use crate::analysis::matching::maximum_matching;
@@ -283,12 +283,12 @@ impl Index {
         };
         let d: Vec<Option<u32>> = plan.cdg.orders.iter().map(|o| constant(o)).collect();
         let c: Vec<Option<u32>> = plan.cdg.offsets.iter().map(|o| constant(o)).collect();
-        let by_mode = |all: &[Vec<(u32, Local)>], constant: &[Option<u32>]| {
+        let by_mode = |all: &[Values], constant: &[Option<u32>]| {
             all.iter()
                 .zip(constant)
                 .map(|(o, k)| match k {
                     Some(_) => Vec::new(),
-                    None => o.clone(),
+                    None => o.to_vec(),
                 })
                 .collect()
         };

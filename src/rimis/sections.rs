@@ -106,7 +106,7 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
         let (lhs, rhs) = (diff(&lhs)?, diff(&rhs)?);
         eqs.push((lhs, rhs));
     }
-    let writes: Vec<(VarId, u32)> = block.writes.clone();
+    let writes: Vec<(VarId, u32)> = block.writes.to_vec();
     let mut out = Vec::new();
     for (lhs, rhs) in eqs {
         let l = substitute(plan, b, &writes, &lhs);

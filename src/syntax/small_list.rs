@@ -10,7 +10,8 @@
 //! (or of a boxed slice, 16 bytes, if larger) when the item has a niche for the tag
 //! (else 8 bytes more). Reads go through `Deref<Target = [T]>`.
 //! Invariant: a one-item list is always stored inline, so equality of the
-//! representation is equality of the lists.
+//! representation is equality of the lists. The CDG holds its one-item lists so too
+//! (`analysis::cdg`: a block's equations, an equation's offsets).
 
 use std::ops::{Deref, DerefMut};
 
@@ -120,6 +121,27 @@ slice_into_iter!(SmallList);
 impl<T: PartialEq> PartialEq for SmallList<T> {
     fn eq(&self, other: &SmallList<T>) -> bool {
         **self == **other
+    }
+}
+
+impl<T: Eq> Eq for SmallList<T> {}
+
+/// The order of the slices (lexicographic), as `Vec`'s.
+impl<T: PartialOrd> PartialOrd for SmallList<T> {
+    fn partial_cmp(&self, other: &SmallList<T>) -> Option<std::cmp::Ordering> {
+        (**self).partial_cmp(&**other)
+    }
+}
+
+impl<T: Ord> Ord for SmallList<T> {
+    fn cmp(&self, other: &SmallList<T>) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+impl<T: std::hash::Hash> std::hash::Hash for SmallList<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
     }
 }
 

@@ -41,9 +41,8 @@ pub use order::Order;
 pub use stats::{HELD_LIMIT, NODE_LIMIT, Stats, WORK_LIMIT};
 
 use super::AnalysisError;
-use super::cdg::{Block, Cdg, Edge};
+use super::cdg::{Block, Cdg, Edge, Values};
 use super::explicit::block;
-use super::local::Local;
 use super::modes::ModeSpace;
 use crate::mdae::{Cond, Mdae};
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
@@ -118,15 +117,15 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     let factored = enc.space.factored(&primal.regular);
     let mut local = |b: &Bdd| {
         let l = factored.local(&regular.exact(b));
-        stats.hold(&l.g);
+        stats.hold(&l.g());
         if stats.over_limit { Err(too_large(mdae, stats)) } else { Ok(l) }
     };
-    let mut by_value = |parts: Vec<Vec<(u32, Bdd)>>| -> Result<Vec<Vec<(u32, Local)>>, AnalysisError> {
+    let mut by_value = |parts: Vec<Vec<(u32, Bdd)>>| -> Result<Vec<Values>, AnalysisError> {
         parts.into_iter().map(|p| p.into_iter().map(|(v, b)| Ok((v, local(&b)?))).collect()).collect()
     };
     let (offsets, orders) = (by_value(by_c)?, by_value(by_d)?);
     let blocks: Vec<Block> =
-        graph.blocks.into_iter().map(|(b, cond)| Ok(block(b, local(&cond)?))).collect::<Result<_, AnalysisError>>()?;
+        graph.blocks.into_iter().map(|(b, cond)| Ok(block(&b, local(&cond)?))).collect::<Result<_, AnalysisError>>()?;
     let edges: Vec<Edge> = graph
         .edges
         .into_iter()
