@@ -142,3 +142,23 @@ impl<'m> IntoIterator for Row<'m> {
         self.iter()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_read_back_as_pushed() {
+        assert_eq!(std::mem::size_of::<Entry>(), 8);
+        let mut t = GuardedIncidence::default();
+        let g = Cond::not(Cond::Mode(crate::mdae::ModeId(0)));
+        t.push_row([(VarId(2), 1, Cond::True), (VarId(0), 0, g.clone())]);
+        t.push_row([]);
+        t.push_row([(VarId(1), 3, Cond::True)]);
+        let row = |e| t.row(e).iter().map(|i| (i.var, i.order, i.when.clone())).collect::<Vec<_>>();
+        assert_eq!(row(0), vec![(VarId(2), 1, Cond::True), (VarId(0), 0, g)]);
+        assert!(t.row(1).is_empty());
+        assert_eq!(row(2), vec![(VarId(1), 3, Cond::True)]);
+        assert_eq!(t.row(2).get(0).order, 3);
+    }
+}

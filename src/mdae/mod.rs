@@ -386,3 +386,14 @@ impl<'a> Mdae<'a> {
         (0..self.equations.len() as u32).map(EqId)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// An mDAE of 10^5 equations holds one `Equation` each (issue 15): the sizes pinned.
+    #[test]
+    fn an_equation_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<super::Equation<'_>>(), 32);
+        assert_eq!(std::mem::size_of::<super::Body<'_>>(), 16);
+        assert_eq!(std::mem::size_of::<super::Label>(), 16);
+    }
+}
