@@ -42,7 +42,7 @@ fn mode(m: &Mdae, values: &[(&str, bool)]) -> u64 {
 
 /// c of equation `id` in mode `bits`.
 fn c_of(m: &Mdae, cdg: &Cdg, id: &str, bits: u64) -> u32 {
-    let e = m.equations.iter().position(|e| e.id.to_string() == id).unwrap_or_else(|| panic!("no equation {id}"));
+    let e = m.eq_ids().position(|e| m.label(e).to_string() == id).unwrap_or_else(|| panic!("no equation {id}"));
     cdg.offsets[e].iter().find(|(_, b)| cdg.space.contains(&cdg.bdd(b), bits)).map(|(c, _)| *c).expect("a regular mode")
 }
 
@@ -111,9 +111,10 @@ fn rldc2_with_both_diodes_passing_has_figure_6s_offsets() {
         let m = load("RLDC2.mo");
         let cdg = run(&m, s);
         let both = mode(&m, &[("g1", true), ("g2", true)]);
-        for e in &m.equations {
-            let expected = u32::from(["K3", "Z1", "Z2"].contains(&e.id.to_string().as_str()));
-            assert_eq!(c_of(&m, &cdg, &e.id.to_string(), both), expected, "c({}) {s:?}", e.id);
+        for e in m.eq_ids() {
+            let id = m.label(e).to_string();
+            let expected = u32::from(["K3", "Z1", "Z2"].contains(&id.as_str()));
+            assert_eq!(c_of(&m, &cdg, &id, both), expected, "c({id}) {s:?}");
         }
         for v in &m.vars {
             let expected = u32::from(["j1", "j2", "v1", "v2", "u1", "u2"].contains(&v.name.as_str()));
@@ -153,7 +154,7 @@ fn singular_in_one_mode_names_the_mode_and_the_equations() {
         assert_eq!(cdg.singular.len(), 1, "{s:?}");
         let sg = &cdg.singular[0];
         assert_eq!(cdg.space.text(&sg.cond, &cdg.valid), "g");
-        let over: Vec<String> = sg.overdetermined.iter().map(|&e| m.eq(e).id.to_string()).collect();
+        let over: Vec<String> = sg.overdetermined.iter().map(|&e| m.label(e).to_string()).collect();
         let under: Vec<&str> = sg.underdetermined.iter().map(|&v| m.var(v).name.as_str()).collect();
         assert_eq!((over, under), (vec!["e2".to_string(), "e3".to_string()], vec!["v"]));
         assert!(sg.example.contains(&(ModeId(0), true)));

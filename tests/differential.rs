@@ -7,11 +7,10 @@
 use mdae_rimis::analysis::local::Local;
 use mdae_rimis::analysis::{self, Cdg, Strategy};
 use mdae_rimis::driver;
-use mdae_rimis::mdae::{
-    Body, Cond, EqId, Equation, Incidence, Invariant, Mdae, Mode, ModeId, ModeKind, VarId, Variable,
-};
+use mdae_rimis::mdae::{Body, Cond, EqId, Incidence, Invariant, Label, Mdae, Mode, ModeId, ModeKind, VarId, Variable};
 use mdae_rimis::syntax::ast::{Expr, ExprKind, text};
 use mdae_rimis::syntax::{SourceFile, Span};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 type Key = (Vec<(EqId, u32)>, Vec<(VarId, u32)>, Vec<(VarId, u32)>);
@@ -139,32 +138,25 @@ fn random_mdae(r: &mut Rng) -> Mdae<'static> {
     let n = 1 + r.below(10) as usize;
     let k = 1 + r.below(4) as usize;
     let zero = Expr::new(ExprKind::Number(text("0")), Span::new(0, 1));
-    let mut m = Mdae { name: "Random".into(), ..Mdae::default() };
+    let mut m = Mdae::default();
+    m.name = "Random".into();
     m.modes = (0..k).map(|i| Mode { name: format!("g{i}"), kind: ModeKind::Variable }).collect();
     m.vars = (0..n).map(|j| Variable { name: format!("v{j}").into(), span: Span::new(0, 1) }).collect();
     for i in 0..n {
         // A diagonal entry (mostly unguarded) keeps many modes nonsingular.
         let diagonal = if r.below(5) < 3 { Cond::True } else { random_literal(r, k) };
-        let mut incidence = vec![Incidence { var: VarId(i as u32), order: r.below(3) as u8, when: diagonal }];
+        let mut incidence = vec![(VarId(i as u32), r.below(3) as u8, diagonal)];
         for _ in 0..r.below(4) {
             let when = match r.below(4) {
                 0 | 1 => Cond::True,
                 2 => random_literal(r, k),
                 _ => Cond::and(random_literal(r, k), random_literal(r, k)),
             };
-            incidence.push(Incidence { var: VarId(r.below(n as u64) as u32), order: r.below(3) as u8, when });
+            incidence.push((VarId(r.below(n as u64) as u32), r.below(3) as u8, when));
         }
-        m.equations.push(Equation {
-            id: mdae_rimis::mdae::Label::Written(format!("q{i}").into()),
-            line: i as u32 + 1,
-            span: Span::new(0, 1),
-            active: Cond::True,
-            incidence: incidence.into(),
-            body: Body::Simple {
-                lhs: mdae_rimis::mdae::Side::Owned(Box::new(zero.clone())),
-                rhs: mdae_rimis::mdae::Side::Owned(Box::new(zero.clone())),
-            },
-        });
+        let body = Body::simple(Cow::Owned(zero.clone()), Cow::Owned(zero.clone()));
+        let incidence = incidence.iter().map(|(var, order, when)| Incidence { var: *var, order: *order, when });
+        m.push_equation(Label::Written(format!("q{i}").into()), i as u32 + 1, Span::new(0, 1), body, incidence);
     }
     if k >= 2 && r.below(3) == 0 {
         let cond = Cond::not(Cond::and(Cond::Mode(ModeId(0)), Cond::Mode(ModeId(1))));

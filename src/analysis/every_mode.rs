@@ -24,7 +24,7 @@ use super::matching::{Graph, maximum_matching};
 use super::modes::ModeSpace;
 use super::oblivious::union_sigma;
 use super::sigma::{SingleMode, analyse};
-use crate::mdae::{Cond, Mdae, ModeId, ModeKind};
+use crate::mdae::{Cond, EqId, Mdae, ModeId, ModeKind};
 use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddVariable};
 use std::collections::BTreeMap;
 
@@ -62,7 +62,7 @@ struct Block {
 /// Checks every valid mode of `mdae` for a perfect matching (see the module header); the
 /// first singular block found, in block order, gives the mode returned.
 pub fn check(mdae: &Mdae) -> EveryMode {
-    if mdae.equations.iter().any(|e| e.active != Cond::True) {
+    if !mdae.always_active() {
         return EveryMode::NotChecked;
     }
     let Some(blocks) = blocks_of(mdae) else { return EveryMode::NotChecked };
@@ -118,10 +118,10 @@ fn blocks_of(mdae: &Mdae) -> Option<Vec<Block>> {
         local_var[j] = n_vars[k];
         n_vars[k] += 1;
     }
-    for (i, e) in mdae.equations.iter().enumerate() {
-        let k = fine.eq_block[i];
+    for e in mdae.eq_ids() {
+        let k = fine.eq_block[e.index()];
         let mut row: Vec<(usize, Cond)> = Vec::new();
-        for inc in e.incidence.iter().filter(|inc| fine.var_block[inc.var.index()] == k) {
+        for inc in mdae.incidence(e).iter().filter(|inc| fine.var_block[inc.var.index()] == k) {
             let j = local_var[inc.var.index()];
             match row.iter_mut().find(|(v, _)| *v == j) {
                 Some((_, c)) => *c = Cond::or(c.clone(), inc.when.clone()),
@@ -132,7 +132,7 @@ fn blocks_of(mdae: &Mdae) -> Option<Vec<Block>> {
         for (_, c) in &row {
             c.modes(&mut b.modes);
         }
-        b.eqs.push(i);
+        b.eqs.push(e.index());
         b.edges.push(row);
     }
     for b in &mut blocks {
@@ -177,7 +177,7 @@ fn witness(mdae: &Mdae, space: &ModeSpace, valid: &Bdd, b: &Block, cube: &BddPar
     let holds = |m: ModeId| mode.iter().any(|&(n, v)| n == m && v);
     let (over, under) = match analyse(&sigma_in_mode(mdae, &holds), mdae.vars.len()) {
         SingleMode::Singular(dm) => (
-            dm.over_eqs.iter().map(|&i| mdae.equations[i].id.to_string()).collect(),
+            dm.over_eqs.iter().map(|&i| mdae.label(EqId(i as u32)).to_string()).collect(),
             dm.under_vars.iter().map(|&j| mdae.vars[j].name.to_string()).collect(),
         ),
         SingleMode::Nonsingular(_) => (Vec::new(), Vec::new()), // not reached: a block has no matching

@@ -27,12 +27,11 @@ pub const EXPLICIT_MAX_MODES: usize = 24;
 
 /// The Σ-matrix of `mdae` in the mode where `holds(m)` gives each mode's value.
 pub fn sigma_in_mode(mdae: &Mdae, holds: &dyn Fn(ModeId) -> bool) -> Graph {
-    mdae.equations
-        .iter()
-        .filter(|e| e.active.eval(holds))
+    mdae.eq_ids()
+        .filter(|&e| mdae.active(e).eval(holds))
         .map(|e| {
             let mut row: BTreeMap<usize, i64> = BTreeMap::new();
-            for inc in &e.incidence {
+            for inc in mdae.incidence(e) {
                 if inc.when.eval(holds) {
                     let o = row.entry(inc.var.index()).or_insert(inc.order as i64);
                     *o = (*o).max(inc.order as i64);
@@ -47,9 +46,9 @@ pub fn sigma_in_mode(mdae: &Mdae, holds: &dyn Fn(ModeId) -> bool) -> Graph {
 /// mentions, in [`ModeId`] order.
 pub fn structural_modes(mdae: &Mdae) -> Vec<ModeId> {
     let mut out = Vec::new();
-    for e in &mdae.equations {
-        e.active.modes(&mut out);
-        for inc in &e.incidence {
+    for e in mdae.eq_ids() {
+        mdae.active(e).modes(&mut out);
+        for inc in mdae.incidence(e) {
             inc.when.modes(&mut out);
         }
     }
@@ -88,7 +87,7 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
     if k > EXPLICIT_MAX_MODES {
         return Err(AnalysisError::TooManyModes { dimensions: k, limit: EXPLICIT_MAX_MODES });
     }
-    if mdae.equations.iter().any(|e| e.active != crate::mdae::Cond::True) {
+    if !mdae.always_active() {
         return Err(AnalysisError::Unsupported("equations active in some modes only (χ_I ≠ true)".into()));
     }
     let space = ModeSpace::of_modes(mdae);

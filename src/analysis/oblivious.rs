@@ -20,7 +20,7 @@ use super::local::Local;
 use super::matching::{Graph, Rows, has_perfect_matching, max_weight_perfect_matching};
 use super::modes::ModeSpace;
 use super::sigma::{offsets_of, structure_of};
-use crate::mdae::{Cond, Mdae};
+use crate::mdae::{EqId, Mdae};
 use biodivine_lib_bdd::Bdd;
 use std::collections::BTreeMap;
 
@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 /// of `cdg` (see the module header; its singular modes are left out: the output stops
 /// there). False for models with equations active in some modes only.
 pub fn fits_every_mode(mdae: &Mdae, cdg: &Cdg) -> bool {
-    if cdg.regular.is_false() || mdae.equations.iter().any(|e| e.active != Cond::True) {
+    if cdg.regular.is_false() || !mdae.always_active() {
         return false;
     }
     let n = mdae.equations.len();
@@ -37,12 +37,11 @@ pub fn fits_every_mode(mdae: &Mdae, cdg: &Cdg) -> bool {
     }
     // Per equation: variable → (union order σ_ij, the modes where an incidence of that order holds).
     let entries: Vec<BTreeMap<usize, (i64, Bdd)>> = mdae
-        .equations
-        .iter()
+        .eq_ids()
         .map(|e| {
             let mut row: BTreeMap<usize, (i64, Bdd)> = BTreeMap::new();
-            for inc in &e.incidence {
-                let (order, when) = (inc.order as i64, cdg.space.cond(&inc.when));
+            for inc in mdae.incidence(e) {
+                let (order, when) = (inc.order as i64, cdg.space.cond(inc.when));
                 let entry = row.entry(inc.var.index()).or_insert_with(|| (order, cdg.space.mk_false()));
                 if order > entry.0 {
                     *entry = (order, when);
@@ -100,7 +99,7 @@ pub enum APriori {
 /// decides), or when an equation is active in some modes only or no mode is valid.
 pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
     let n = mdae.equations.len();
-    if n != mdae.vars.len() || mdae.equations.iter().any(|e| e.active != Cond::True) {
+    if n != mdae.vars.len() || !mdae.always_active() {
         return None;
     }
     let space = ModeSpace::of_modes(mdae);
@@ -113,23 +112,24 @@ pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
     // core is the union, and one matching of it decides: every transversal of the union is
     // in the core at the union's order, so a highest-value one exists iff a perfect
     // matching does (found on the incidence in place: no graph of 10^5 rows, issue 15).
-    let in_every_mode = |e: &crate::mdae::Equation| {
-        e.incidence.iter().all(|inc| {
-            let top = e.incidence.iter().filter(|x| x.var == inc.var).map(|x| x.order).max();
-            top != Some(inc.order) || everywhere(&space.cond(&inc.when))
+    let in_every_mode = |e: EqId| {
+        let row = mdae.incidence(e);
+        row.iter().all(|inc| {
+            let top = row.iter().filter(|x| x.var == inc.var).map(|x| x.order).max();
+            top != Some(inc.order) || everywhere(&space.cond(inc.when))
         })
     };
-    if mdae.equations.iter().all(in_every_mode) {
-        return has_perfect_matching(&Incidences(&mdae.equations), n).then_some(APriori::SameIncidence);
+    if mdae.eq_ids().all(in_every_mode) {
+        return has_perfect_matching(&Incidences(mdae), n).then_some(APriori::SameIncidence);
     }
     // Per equation: (variable, union order, core order or -1 where the entry is not in
     // every valid mode).
     let mut union: Graph = Vec::with_capacity(n);
     let mut core: Graph = Vec::with_capacity(n);
     let mut same = true;
-    for e in &mdae.equations {
+    for e in mdae.eq_ids() {
         let mut incs: Vec<(usize, i64, Bdd)> =
-            e.incidence.iter().map(|inc| (inc.var.index(), inc.order as i64, space.cond(&inc.when))).collect();
+            mdae.incidence(e).iter().map(|inc| (inc.var.index(), inc.order as i64, space.cond(inc.when))).collect();
         // By variable, the highest order first.
         incs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         let (mut u_row, mut c_row) = (Vec::new(), Vec::new());
@@ -177,28 +177,27 @@ pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
 }
 
 /// The variables of each equation's incidence entries, for a cardinality matching.
-struct Incidences<'m, 'a>(&'m [crate::mdae::Equation<'a>]);
+struct Incidences<'m, 'a>(&'m Mdae<'a>);
 
 impl Rows for Incidences<'_, '_> {
     fn len(&self) -> usize {
-        self.0.len()
+        self.0.equations.len()
     }
     fn degree(&self, i: usize) -> usize {
-        self.0[i].incidence.len()
+        self.0.incidence(EqId(i as u32)).len()
     }
     fn var(&self, i: usize, k: usize) -> usize {
-        self.0[i].incidence[k].var.index()
+        self.0.incidence(EqId(i as u32)).get(k).var.index()
     }
 }
 
 /// The union Σ-matrix of `mdae`: per equation, each variable at the highest order it has
 /// in any mode (as a tool that analyses once sees the model).
 pub fn union_sigma(mdae: &Mdae) -> Graph {
-    mdae.equations
-        .iter()
+    mdae.eq_ids()
         .map(|e| {
             let mut row: BTreeMap<usize, i64> = BTreeMap::new();
-            for inc in &e.incidence {
+            for inc in mdae.incidence(e) {
                 let o = row.entry(inc.var.index()).or_insert(inc.order as i64);
                 *o = (*o).max(inc.order as i64);
             }

@@ -20,7 +20,7 @@ fn primed(name: &str, order: u32) -> String {
 /// `p: R -- E -> W`, `p:` omitted when p is true, `R --` when R is empty.
 pub fn block_label(mdae: &Mdae, cdg: &Cdg, b: &Block) -> String {
     let cond = cdg.text(&b.cond);
-    let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(&mdae.eq(e).id.to_string(), c)).collect();
+    let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(&mdae.label(e).to_string(), c)).collect();
     let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
     let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
     let mut s = String::new();
@@ -176,7 +176,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .map(|s| JsonSingular {
             when: text(&s.cond),
             example: s.example.iter().map(|&(m, v)| (mdae.mode(m).name.clone(), serde_json::Value::Bool(v))).collect(),
-            overdetermined: s.overdetermined.iter().map(|&e| mdae.eq(e).id.to_string()).collect(),
+            overdetermined: s.overdetermined.iter().map(|&e| mdae.label(e).to_string()).collect(),
             underdetermined: s.underdetermined.iter().map(|&v| mdae.var(v).name.to_string()).collect(),
         })
         .collect();
@@ -200,7 +200,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .map(|(n, b)| JsonBlock {
             id: n + 1,
             when: cdg.text(&b.cond),
-            equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.eq(e).id.to_string(), order: c }).collect(),
+            equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.label(e).to_string(), order: c }).collect(),
             writes: var_orders(mdae, &b.writes),
             reads: var_orders(mdae, &b.reads),
         })
@@ -212,7 +212,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         modes,
         equations: mdae
             .eq_ids()
-            .map(|e| JsonEquation { id: mdae.eq(e).id.to_string(), line: mdae.eq(e).line, text: mdae.text(e) })
+            .map(|e| JsonEquation { id: mdae.label(e).to_string(), line: mdae.eq(e).line, text: mdae.text(e) })
             .collect(),
         singular,
         variables,
@@ -277,7 +277,7 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
     for sg in &cdg.singular {
         let example: Vec<String> = sg.example.iter().map(|&(m, v)| format!("{} = {}", mdae.mode(m).name, v)).collect();
         let _ = writeln!(s, "SINGULAR {} (e.g. {}):", when_phrase(&text(&sg.cond)), example.join(", "));
-        let over: Vec<String> = sg.overdetermined.iter().map(|&e| mdae.eq(e).id.to_string()).collect();
+        let over: Vec<String> = sg.overdetermined.iter().map(|&e| mdae.label(e).to_string()).collect();
         let under: Vec<&str> = sg.underdetermined.iter().map(|&v| mdae.var(v).name.as_str()).collect();
         let _ =
             writeln!(s, "  overdetermined equations: {}", if over.is_empty() { "none".into() } else { over.join(" ") });

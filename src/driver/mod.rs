@@ -316,7 +316,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         ));
     }
     for s in &cdg.singular {
-        let over: Vec<String> = s.overdetermined.iter().map(|&e| model.eq(e).id.to_string()).collect();
+        let over: Vec<String> = s.overdetermined.iter().map(|&e| model.label(e).to_string()).collect();
         let under: Vec<&str> = s.underdetermined.iter().map(|&v| model.var(v).name.as_str()).collect();
         message.push_str(&format!(
             "{}: error: model {} is structurally singular {}: overdetermined equations [{}], underdetermined variables [{}]\n",
@@ -329,7 +329,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         for &e in &s.overdetermined {
             let eq = model.eq(e);
             let (l, c) = file.line_col(eq.span.start as usize);
-            message.push_str(&format!("  {}:{l}:{c}: equation {}: {}\n", file.name, eq.id, model.text(e)));
+            message.push_str(&format!("  {}:{l}:{c}: equation {}: {}\n", file.name, model.label(e), model.text(e)));
         }
         for &v in &s.underdetermined {
             let var = model.var(v);

@@ -65,6 +65,7 @@ pub(super) fn declare<'a>(
         }
     }
     m.bindings = bindings;
+    m.vars.shrink_to_fit(); // held through flattening and the lowering: no spare room
     m.index = super::Index::of(&m.vars);
     Ok(m)
 }

@@ -84,6 +84,12 @@ impl Index {
         self.sorted[at..].iter().copied()
     }
 
+    /// Frees the positions in order of name: only lookups from here on ([`Index::from`]
+    /// then finds nothing). The lowering reads the flat model so (issue 15).
+    pub fn forget_order(&mut self) {
+        self.sorted = Vec::new();
+    }
+
     /// The variable of `vars` named `key`.
     pub fn get(&self, vars: &[Var], key: &str) -> Option<VarIndex> {
         self.find(key, |k| vars[k as usize].name.as_str()).map(|k| k as VarIndex)

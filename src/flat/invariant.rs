@@ -108,15 +108,50 @@ const PURE_BUILTINS: &[&str] = &[
     "getInstanceName",
 ];
 
-/// A scalar equation or a condition: the scalars it reads and whether it varies in
-/// time by itself.
-struct Leaf {
-    reads: Vec<VarIndex>,
-    varying: bool,
-    condition: bool,
+/// The leaves: scalar equations and conditions, each with the scalars it reads (sorted)
+/// and whether it varies in time by itself, whether it is a condition, and whether it is
+/// a unit by itself (an equation at top level). Packed, the reads of all in one list (a
+/// flat model has 10^5 of them, read while the lowering runs at the main job's peak; a
+/// `Vec` of reads a leaf and a node a unit took about 150 bytes an equation; issue 15).
+#[derive(Default)]
+struct Leaves {
+    /// Where each leaf's reads end in `reads`.
+    ends: Vec<u32>,
+    reads: Vec<u32>,
+    /// Per leaf: [`VARYING`], [`CONDITION`], [`TOP`].
+    flags: Vec<u8>,
 }
 
-/// A leaf, or an if-equation (its conditions as leaves, its branches, the `else` last).
+const VARYING: u8 = 1;
+const CONDITION: u8 = 2;
+const TOP: u8 = 4;
+
+impl Leaves {
+    /// Adds a leaf reading `reads` (sorted, no repeats); its number.
+    fn push(&mut self, reads: &[VarIndex], flags: u8) -> usize {
+        self.reads.extend(reads.iter().map(|&v| u32::try_from(v).expect("too many scalars")));
+        self.ends.push(u32::try_from(self.reads.len()).expect("too many reads"));
+        self.flags.push(flags);
+        self.flags.len() - 1
+    }
+
+    fn len(&self) -> usize {
+        self.flags.len()
+    }
+
+    /// The scalars leaf `k` reads.
+    fn reads(&self, k: usize) -> impl Iterator<Item = VarIndex> + '_ {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        self.reads[start..self.ends[k] as usize].iter().map(|&v| v as VarIndex)
+    }
+
+    fn is(&self, k: usize, flag: u8) -> bool {
+        self.flags[k] & flag != 0
+    }
+}
+
+/// A leaf inside an if-equation, or an if-equation (its conditions as leaves, its
+/// branches, the `else` last).
 enum Node {
     Leaf(usize),
     If { conds: Vec<usize>, branches: Vec<Vec<Node>>, complete: bool },
@@ -132,14 +167,15 @@ type Definitions = Vec<(VarIndex, Vec<usize>)>;
 pub(super) fn mark<'c>(m: &mut FlatModel<'c>, comp: &Composition, classes: &Classes<'c>) {
     let bindings = std::mem::take(&mut m.bindings);
     let env = Env { bindings: &bindings };
-    let mut r = Reader { m, env: &env, classes, leaves: Vec::new(), candidate: Vec::new(), excluded: HashSet::new() };
+    let mut r =
+        Reader { m, env: &env, classes, leaves: Leaves::default(), candidate: Vec::new(), excluded: HashSet::new() };
     r.candidate =
         r.m.vars.iter().map(|v| is_candidate_type(v.ty) && v.variability == Variability::Continuous).collect();
     r.exclude_declarations(comp);
-    let units = r.units(comp);
+    let ifs = r.units(comp);
     let (leaves, candidate) = (std::mem::take(&mut r.leaves), std::mem::take(&mut r.candidate));
     let mut known: Vec<bool> = m.vars.iter().map(|v| v.is_fixed()).collect();
-    if let Some(found) = fixpoint(&units, &leaves, &candidate, &mut known) {
+    if let Some(found) = fixpoint(&ifs, &leaves, &candidate, &mut known) {
         for k in found {
             m.vars[k].variability = Variability::Parametric;
         }
@@ -152,13 +188,15 @@ fn is_candidate_type(t: Type) -> bool {
 }
 
 /// The variables found, or `None` when the model is singular on them (see the header).
-fn fixpoint(units: &[Node], leaves: &[Leaf], candidate: &[bool], known: &mut [bool]) -> Option<Vec<VarIndex>> {
+/// The units are the leaves marked [`TOP`] and the if-equations `ifs`.
+fn fixpoint(ifs: &[Node], leaves: &Leaves, candidate: &[bool], known: &mut [bool]) -> Option<Vec<VarIndex>> {
     let mut found = Vec::new();
     let mut definitions: HashSet<usize> = HashSet::new();
     loop {
         let mut defined: BTreeMap<VarIndex, Vec<Vec<usize>>> = BTreeMap::new();
-        for u in units {
-            for (v, ls) in defines(u, leaves, candidate, known).ok()? {
+        let top = (0..leaves.len()).filter(|&k| leaves.is(k, TOP)).map(|k| defines_leaf(k, leaves, candidate, known));
+        for d in top.chain(ifs.iter().map(|u| defines(u, leaves, candidate, known).ok())) {
+            for (v, ls) in d? {
                 defined.entry(v).or_default().push(ls);
             }
         }
@@ -175,32 +213,34 @@ fn fixpoint(units: &[Node], leaves: &[Leaf], candidate: &[bool], known: &mut [bo
         }
     }
     let newly: HashSet<VarIndex> = found.iter().copied().collect();
-    let left_over = leaves.iter().enumerate().any(|(k, l)| {
-        !l.condition
+    let left_over = (0..leaves.len()).any(|k| {
+        !leaves.is(k, CONDITION)
             && !definitions.contains(&k)
-            && l.reads.iter().any(|v| newly.contains(v))
-            && l.reads.iter().all(|&v| known[v])
+            && leaves.reads(k).any(|v| newly.contains(&v))
+            && leaves.reads(k).all(|v| known[v])
     });
     found.sort_unstable();
     (!left_over).then_some(found)
 }
 
+/// The candidate leaf `k` defines, with it.
+fn defines_leaf(k: usize, leaves: &Leaves, candidate: &[bool], known: &[bool]) -> Option<Definitions> {
+    if leaves.is(k, VARYING) {
+        return Some(Vec::new());
+    }
+    let mut unknown = leaves.reads(k).filter(|&v| !known[v]);
+    Some(match (unknown.next(), unknown.next()) {
+        (Some(v), None) if candidate[v] => vec![(v, vec![k])],
+        _ => Vec::new(),
+    })
+}
+
 /// The candidates `node` defines, each with its defining leaves.
-fn defines(node: &Node, leaves: &[Leaf], candidate: &[bool], known: &[bool]) -> Result<Definitions, Singular> {
+fn defines(node: &Node, leaves: &Leaves, candidate: &[bool], known: &[bool]) -> Result<Definitions, Singular> {
     match node {
-        Node::Leaf(k) => {
-            let l = &leaves[*k];
-            if l.varying {
-                return Ok(Vec::new());
-            }
-            let mut unknown = l.reads.iter().copied().filter(|&v| !known[v]);
-            Ok(match (unknown.next(), unknown.next()) {
-                (Some(v), None) if candidate[v] => vec![(v, vec![*k])],
-                _ => Vec::new(),
-            })
-        }
+        Node::Leaf(k) => Ok(defines_leaf(*k, leaves, candidate, known).unwrap_or_default()),
         Node::If { conds, branches, complete } => {
-            let fixed = conds.iter().all(|&c| !leaves[c].varying && leaves[c].reads.iter().all(|&v| known[v]));
+            let fixed = conds.iter().all(|&c| !leaves.is(c, VARYING) && leaves.reads(c).all(|v| known[v]));
             if !complete || !fixed {
                 return Ok(Vec::new());
             }
@@ -235,7 +275,7 @@ struct Reader<'m, 'e, 'c> {
     m: &'m mut FlatModel<'c>,
     env: &'e Env<'e>,
     classes: &'m Classes<'c>,
-    leaves: Vec<Leaf>,
+    leaves: Leaves,
     candidate: Vec<bool>,
     /// The references already excluded, by name.
     excluded: HashSet<String>,
@@ -264,8 +304,9 @@ impl Reader<'_, '_, '_> {
         }
     }
 
-    /// The top-level equations as nodes; excludes what initial sections read, what
-    /// algorithms assign and what equations not read scalar by scalar mention.
+    /// The top-level equations as leaves marked [`TOP`] and the if-equations among them
+    /// as nodes (returned); excludes what initial sections read, what algorithms assign
+    /// and what equations not read scalar by scalar mention.
     fn units(&mut self, comp: &Composition) -> Vec<Node> {
         let mut units = Vec::new();
         for part in &comp.parts {
@@ -286,7 +327,7 @@ impl Reader<'_, '_, '_> {
                 ClassPart::Equations { initial: false, equations, .. } => {
                     for eq in equations {
                         if !self.m.clocked.contains(&eq.span) {
-                            units.extend(self.node(eq));
+                            units.extend(self.node(eq, TOP));
                         }
                     }
                 }
@@ -297,18 +338,20 @@ impl Reader<'_, '_, '_> {
     }
 
     /// A node for a scalar or if-equation; `None` for when-equations and calls (they
-    /// define no candidate) and for what is excluded.
-    fn node(&mut self, eq: &Equation) -> Option<Node> {
+    /// define no candidate), for what is excluded, and for a scalar equation at top level
+    /// (`top` is [`TOP`]: its leaf is marked so).
+    fn node(&mut self, eq: &Equation, top: u8) -> Option<Node> {
         match &eq.kind {
             EquationKind::Simple { lhs, rhs } if self.is_scalar(lhs, rhs) => {
-                Some(Node::Leaf(self.leaf(&[lhs, rhs], false)))
+                let k = self.leaf(&[lhs, rhs], top);
+                (top == 0).then_some(Node::Leaf(k))
             }
             EquationKind::If { branches, else_branch } => {
-                let conds = branches.iter().map(|(c, _)| self.leaf(&[c], true)).collect();
+                let conds = branches.iter().map(|(c, _)| self.leaf(&[c], CONDITION)).collect();
                 let mut bodies: Vec<Vec<Node>> =
-                    branches.iter().map(|(_, b)| b.iter().filter_map(|e| self.node(e)).collect()).collect();
+                    branches.iter().map(|(_, b)| b.iter().filter_map(|e| self.node(e, 0)).collect()).collect();
                 if let Some(b) = else_branch {
-                    bodies.push(b.iter().filter_map(|e| self.node(e)).collect());
+                    bodies.push(b.iter().filter_map(|e| self.node(e, 0)).collect());
                 }
                 Some(Node::If { conds, branches: bodies, complete: else_branch.is_some() })
             }
@@ -349,8 +392,9 @@ impl Reader<'_, '_, '_> {
         !arrays && refs.iter().all(|r| self.m.scalars_of_ref(r, self.env).is_some_and(|s| s.len() <= 1))
     }
 
-    /// The leaf of the expressions of one scalar equation or condition.
-    fn leaf(&mut self, exprs: &[&Expr], condition: bool) -> usize {
+    /// The leaf of the expressions of one scalar equation or condition (`flags`:
+    /// [`CONDITION`] or [`TOP`] or neither).
+    fn leaf(&mut self, exprs: &[&Expr], flags: u8) -> usize {
         let mut refs = Vec::new();
         let mut varying = false;
         for e in exprs {
@@ -374,8 +418,7 @@ impl Reader<'_, '_, '_> {
         }
         reads.sort_unstable();
         reads.dedup();
-        self.leaves.push(Leaf { reads, varying, condition });
-        self.leaves.len() - 1
+        self.leaves.push(&reads, flags | if varying { VARYING } else { 0 })
     }
 
     /// A pure built-in, or a function or record constructor of the file not declared

@@ -230,9 +230,8 @@ pub fn flatten(def: &StoredDefinition) -> Result<FlatModel<'_>, FlatError> {
     discrete::mark(&mut model, comp);
     invariant::mark(&mut model, comp, &classes);
     split::equations(&mut model, comp, &classes)?;
-    // Held through the lowering beside the mDAE it builds (the main job's peak on a model
-    // without modes, issue 15): without the doubling's slack.
-    model.vars.shrink_to_fit();
+    // Read by the lowering as it builds the mDAE (the main job's peak on a model without
+    // modes, issue 15): without the doubling's slack (the variables' too, `decls.rs`).
     model.equations.shrink_to_fit();
     Ok(model)
 }

@@ -6,7 +6,7 @@
 //! and contribute nothing.
 
 use super::lower::{Lowering, NameKind};
-use super::{Cond, Incidence, LowerError};
+use super::{Cond, LowerError, VarId};
 use crate::syntax::ast::{Expr, ExprKind, FunctionArgs, Prec, Subscript};
 use crate::syntax::printer::expr::write_cref;
 
@@ -17,7 +17,7 @@ impl Lowering<'_, '_> {
         e: &Expr,
         guard: &Cond,
         order: u8,
-        out: &mut Vec<Incidence>,
+        out: &mut Vec<Entry>,
     ) -> Result<(), LowerError> {
         match &e.kind {
             ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::End => {}
@@ -106,7 +106,7 @@ impl Lowering<'_, '_> {
         args: &FunctionArgs,
         guard: &Cond,
         order: u8,
-        out: &mut Vec<Incidence>,
+        out: &mut Vec<Entry>,
     ) -> Result<(), LowerError> {
         match args {
             FunctionArgs::List { positional, named } => {
@@ -124,16 +124,16 @@ impl Lowering<'_, '_> {
 
     /// A scalar's incidence, or that of every scalar a whole array or record (or a
     /// reference with a variable subscript) may read.
-    fn name_incidence(&mut self, name: &str, guard: &Cond, order: u8, out: &mut Vec<Incidence>) {
+    fn name_incidence(&mut self, name: &str, guard: &Cond, order: u8, out: &mut Vec<Entry>) {
         match self.kind(name) {
-            Some(NameKind::Unknown(v)) => out.push(Incidence { var: v, order, when: guard.clone() }),
+            Some(NameKind::Unknown(v)) => out.push((v, order, guard.clone())),
             Some(_) => {}
             None => {
                 let Some(scalars) = self.flat.aggregate_reads.get(name) else { return };
                 for &k in scalars {
                     if let Some(NameKind::Unknown(v)) = self.kind(&self.flat.vars[k].name) {
                         self.whole_reads.push(v);
-                        out.push(Incidence { var: v, order, when: guard.clone() });
+                        out.push((v, order, guard.clone()));
                     }
                 }
             }
@@ -141,15 +141,25 @@ impl Lowering<'_, '_> {
     }
 }
 
+/// An entry found: the unknown, its order, its guard.
+pub(super) type Entry = (VarId, u8, Cond);
+
 /// Merges entries with the same variable and order (their conditions are or-ed), keeping
-/// the order of first appearance.
-pub(super) fn merge(entries: Vec<Incidence>) -> Box<[Incidence]> {
-    let mut out: Vec<Incidence> = Vec::new();
-    for e in entries {
-        match out.iter_mut().find(|o| o.var == e.var && o.order == e.order) {
-            Some(o) => o.when = Cond::or(std::mem::replace(&mut o.when, Cond::False), e.when),
-            None => out.push(e),
+/// the order of first appearance, in place.
+pub(super) fn merge(entries: &mut Vec<Entry>) {
+    let mut kept = 0;
+    for i in 0..entries.len() {
+        let (var, order) = (entries[i].0, entries[i].1);
+        match entries[..kept].iter().position(|o| o.0 == var && o.1 == order) {
+            Some(j) => {
+                let when = std::mem::replace(&mut entries[i].2, Cond::False);
+                entries[j].2 = Cond::or(std::mem::replace(&mut entries[j].2, Cond::False), when);
+            }
+            None => {
+                entries.swap(kept, i);
+                kept += 1;
+            }
         }
     }
-    out.into_boxed_slice() // kept for the model's lifetime: a few entries, not room for four
+    entries.truncate(kept);
 }

@@ -10,10 +10,7 @@
 
 use super::domains::{self, DomainValue};
 use super::incidence::merge;
-use super::{
-    Arm, AsWritten, Body, Cond, EqId, Equation, Incidence, Invariant, Label, LowerError, Mdae, Mode, ModeId, ModeKind,
-    VarId, Variable,
-};
+use super::{Arm, AsWritten, Body, Cond, Invariant, Label, LowerError, Mdae, Mode, ModeId, ModeKind, VarId, Variable};
 use crate::flat::eval::{Env, Value};
 use crate::flat::{self, Block, FlatEquation, FlatModel, Source, Type, Variability};
 use crate::syntax::SourceFile;
@@ -77,7 +74,12 @@ pub(super) struct Lowering<'a, 'd> {
     pub(super) kinds: Vec<PackedKind>,
     pub(super) modes: HashMap<String, ModeId>,
     pub(super) out: Mdae<'d>,
+    /// How many real unknowns have an id (`out.vars` is made from the flat variables once
+    /// the equations are lowered).
+    unknowns: u32,
     ids: LineCounts,
+    /// The incidence of the equation being lowered (reused: no allocation an equation).
+    entries: Vec<super::incidence::Entry>,
     /// Non-parameter Integer and enumeration variables, candidates for a finite domain.
     integers: HashSet<Text>,
     enumerations: HashSet<Text>,
@@ -90,13 +92,14 @@ pub(super) struct Lowering<'a, 'd> {
     pub(super) no_events: u32,
 }
 
-/// How many equations of each line have taken an id (`e8`, `e8_2`, …): a count per line
-/// of the model class (4 bytes a line, where a `HashMap` took 12 an equation: a model of
-/// 10^5 equations, at the main job's peak; issue 15), the lines outside it in a map.
+/// How many equations of each line have taken an id (`e8`, `e8_2`, …): a bit per line of
+/// the model class for the lines that have one (where a count per line took 4 bytes a
+/// line: a model of 10^5 equations, at the main job's peak; issue 15), the counts of the
+/// lines with more, and of the lines outside the class, in a map.
 struct LineCounts {
     first: usize,
-    counts: Vec<u32>,
-    outside: HashMap<u32, u32>,
+    once: Vec<u64>,
+    more: HashMap<u32, u32>,
 }
 
 impl LineCounts {
@@ -104,15 +107,23 @@ impl LineCounts {
     fn over(file: &SourceFile, span: crate::syntax::Span) -> LineCounts {
         let (first, _) = file.line_col(span.start as usize);
         let (last, _) = file.line_col(span.end as usize);
-        LineCounts { first, counts: vec![0; last + 1 - first], outside: HashMap::new() }
+        LineCounts { first, once: vec![0; (last + 1 - first).div_ceil(64)], more: HashMap::new() }
     }
 
     /// Counts one more equation on `line`: how many have.
     fn next(&mut self, line: u32) -> u32 {
-        let n = match (line as usize).checked_sub(self.first).and_then(|k| self.counts.get_mut(k)) {
-            Some(n) => n,
-            None => self.outside.entry(line).or_insert(0),
-        };
+        let k = (line as usize).wrapping_sub(self.first);
+        if let Some(bits) = self.once.get_mut(k / 64) {
+            let bit = 1 << (k % 64);
+            if *bits & bit == 0 {
+                *bits |= bit;
+                return 1;
+            }
+            let n = self.more.entry(line).or_insert(1);
+            *n += 1;
+            return *n;
+        }
+        let n = self.more.entry(line).or_insert(0);
         *n += 1;
         *n
     }
@@ -133,16 +144,30 @@ pub fn lower<'d>(def: &'d StoredDefinition, file: &SourceFile) -> Result<Mdae<'d
 
 /// Lowers the continuous part of `model` (read from `def`) into an mDAE, which keeps
 /// the model's borrows of `def` (its equations as written) and its passed equations.
-pub fn lower_flat<'d>(def: &StoredDefinition, model: FlatModel<'d>, file: &SourceFile) -> Result<Mdae<'d>, LowerError> {
-    let mut out = lower_equations(def, &model, file)?;
-    out.passed = model.passed;
+/// The flat model is taken apart as it is read (its equations while they are lowered,
+/// its variables into the mDAE's last), so that the two are not both held whole (a model
+/// of 10^5 equations peaks here in the main job; issue 15).
+pub fn lower_flat<'d>(
+    def: &StoredDefinition,
+    mut model: FlatModel<'d>,
+    file: &SourceFile,
+) -> Result<Mdae<'d>, LowerError> {
+    model.index.forget_order(); // only looked up from here on
+    let equations = std::mem::take(&mut model.equations);
+    let mut out = lower_equations(def, &model, equations, file)?;
+    let FlatModel { vars, passed, .. } = model;
+    out.passed = passed;
+    out.vars = vars.into_iter().filter(|v| v.is_unknown()).map(|v| Variable { name: v.name, span: v.span }).collect();
+    out.vars.shrink_to_fit(); // held to the end of the job: no spare room
     Ok(out)
 }
 
-/// [`lower_flat`] but the passed equations.
+/// [`lower_flat`] but the variables and the passed equations: the continuous equations
+/// `equations` of `model` (each dropped once lowered).
 fn lower_equations<'d>(
     def: &StoredDefinition,
     model: &FlatModel<'d>,
+    equations: Vec<FlatEquation<'d>>,
     file: &SourceFile,
 ) -> Result<Mdae<'d>, LowerError> {
     let class =
@@ -157,7 +182,9 @@ fn lower_equations<'d>(
         kinds: Vec::with_capacity(model.vars.len()),
         modes: HashMap::new(),
         out: Mdae { name: model.name.clone(), ..Mdae::default() },
+        unknowns: 0,
         ids: LineCounts::over(file, class.span),
+        entries: Vec::new(),
         integers: HashSet::new(),
         enumerations: HashSet::new(),
         domains: BTreeMap::new(),
@@ -167,16 +194,17 @@ fn lower_equations<'d>(
     for v in &model.vars {
         l.declare(v);
     }
-    l.out.vars.shrink_to_fit(); // held to the end of the job: not the doubling's slack
     let declared = |n: &str| model.find(n).is_some();
     let names =
         domains::Names { integers: &l.integers, enumerations: &l.enumerations, declared: &declared, env: &l.env };
     l.domains = domains::infer(comp, &names);
     // Continuous equations and passed ones, in source order (asserts make invariants).
     let mut passed = model.passed.iter().peekable();
-    l.out.equations.reserve_exact(model.equations.len());
-    for fe in &model.equations {
-        let start = match fe {
+    // Room for one row an equation, one entry an unknown (the rest grows by half).
+    l.out.equations.reserve_exact(equations.len());
+    l.out.incidence.reserve(equations.len(), l.unknowns as usize);
+    for fe in consumed(equations) {
+        let start = match &fe {
             FlatEquation::Real { equation } => equation.span.start,
             FlatEquation::Block(b) => b.span.start,
         };
@@ -187,22 +215,37 @@ fn lower_equations<'d>(
             // As written: the mDAE borrows its sides from the file.
             FlatEquation::Real { equation: Source::Written(equation) } => {
                 for r in l.residuals(equation)? {
-                    l.push_residual(r, Cow::Borrowed)?;
+                    l.push_residual(r, Cow::Borrowed, Some)?;
                 }
             }
             FlatEquation::Real { equation: Source::Generated(equation) } => {
-                for r in l.residuals(equation)? {
-                    l.push_residual(r, |e| Cow::Owned(e.clone()))?;
+                for r in l.residuals(&equation)? {
+                    l.push_residual(r, |e| Cow::Owned(e.clone()), |_| None)?;
                 }
             }
-            FlatEquation::Block(b) => l.block(b),
+            FlatEquation::Block(b) => l.block(&b),
         }
     }
     for p in passed {
         l.passed(p)?;
     }
     l.mode_equation_invariants();
+    l.out.equations.shrink_to_fit();
+    l.out.incidence.shrink_to_fit();
     Ok(l.out)
+}
+
+/// The items of `v` in order, by value, the room of those taken freed as it goes (by
+/// halves): the flat equations are not held whole beside the mDAE they become.
+fn consumed<T>(mut v: Vec<T>) -> impl Iterator<Item = T> {
+    v.reverse();
+    std::iter::from_fn(move || {
+        let item = v.pop()?;
+        if v.len() < v.capacity() / 2 {
+            v.shrink_to_fit();
+        }
+        Some(item)
+    })
 }
 
 /// The variable name `e` refers to, if it is a plain or subscripted reference.
@@ -228,9 +271,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
         let fixed = v.is_fixed();
         let kind = match v.ty {
             Type::Real if v.is_unknown() => {
-                let id = VarId(self.out.vars.len() as u32);
-                self.out.vars.push(Variable { name: v.name, span: v.span });
-                NameKind::Unknown(id)
+                self.unknowns += 1;
+                NameKind::Unknown(VarId(self.unknowns - 1))
             }
             Type::Real => NameKind::Known,
             Type::Boolean if !fixed => NameKind::Boolean,
@@ -271,32 +313,23 @@ impl<'a, 'd> Lowering<'a, 'd> {
 
     /// One residual per row of a block, each reading all of the block's unknowns.
     fn block(&mut self, b: &Block) {
-        let incidence: Box<[Incidence]> = b
+        let incidence: Vec<(VarId, u8)> = b
             .unknowns
             .iter()
             .filter_map(|&(k, order)| match self.kind(&self.flat.vars[k].name) {
-                Some(NameKind::Unknown(v)) => Some(Incidence { var: v, order, when: Cond::True }),
+                Some(NameKind::Unknown(v)) => Some((v, order)),
                 _ => None,
             })
             .collect();
         let (line, _) = self.file.line_col(b.span.start as usize);
         let zero = Expr::new(ExprKind::Number(text("0")), b.span);
         for row in 0..b.rows {
-            let id = self.fresh_id(line as u32);
-            let e = EqId(self.out.equations.len() as u32);
+            let label = self.fresh_id(line as u32);
+            let body = Body::simple(Cow::Owned(zero.clone()), Cow::Owned(zero.clone()));
+            let rows = incidence.iter().map(|&(v, order)| (v, order, Cond::True));
+            let e = self.out.push(label, line as u32, b.span, body, rows);
             self.out.as_written.insert(e, AsWritten::Block { what: b.what.clone(), span: b.span });
             self.out.texts.insert(e, format!("{} (equation {} of {})", b.what, row + 1, b.rows));
-            self.out.equations.push(Equation {
-                id,
-                line: line as u32,
-                span: b.span,
-                active: Cond::True,
-                incidence: incidence.clone(),
-                body: Body::Simple {
-                    lhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
-                    rhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
-                },
-            });
         }
     }
 
@@ -404,40 +437,46 @@ impl<'a, 'd> Lowering<'a, 'd> {
     }
 
     /// The residual `r` as an equation of the mDAE, its sides kept by `side` (borrowed
-    /// from the file where `r` is as written there).
+    /// from the file where `r` is as written there), its body the equation itself where
+    /// `whole` gives it so (a simple equation as written).
     fn push_residual<'r>(
         &mut self,
         r: Residual<'r>,
         side: impl Fn(&'r Expr) -> Cow<'d, Expr>,
+        whole: impl Fn(&'r crate::syntax::ast::Equation) -> Option<&'d crate::syntax::ast::Equation>,
     ) -> Result<(), LowerError> {
-        let mut inc: Vec<Incidence> = Vec::new();
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.clear();
         self.whole_reads.clear();
         for (g, l, rr) in &r.arms {
-            self.incidence(l, g, 0, &mut inc)?;
-            self.incidence(rr, g, 0, &mut inc)?;
+            self.incidence(l, g, 0, &mut entries)?;
+            self.incidence(rr, g, 0, &mut entries)?;
         }
+        merge(&mut entries);
         let (line, _) = self.file.line_col(r.first.span.start as usize);
-        let id = match r.first.label() {
+        let label = match r.first.label() {
             Some(label) => Label::Written(label.text),
             None => self.fresh_id(line as u32),
         };
-        let body = if r.arms.len() == 1 && r.arms[0].0 == Cond::True {
-            let (_, l, rr) = r.arms[0];
-            Body::Simple { lhs: side(l).into(), rhs: side(rr).into() }
-        } else {
-            Body::Arms(
-                r.arms.iter().map(|&(ref g, l, rr)| Arm { when: g.clone(), lhs: side(l), rhs: side(rr) }).collect(),
-            )
+        let body = match r.arms.as_slice() {
+            &[(Cond::True, l, rr)] => match (&r.first.kind, whole(r.first)) {
+                (EquationKind::Simple { lhs, rhs }, Some(eq)) if std::ptr::eq(lhs, l) && std::ptr::eq(rhs, rr) => {
+                    Body::Written(eq)
+                }
+                _ => Body::simple(side(l), side(rr)),
+            },
+            arms => Body::Arms(Box::new(
+                arms.iter().map(|&(ref g, l, rr)| Arm { when: g.clone(), lhs: side(l), rhs: side(rr) }).collect(),
+            )),
         };
-        let eq =
-            Equation { id, line: line as u32, span: r.first.span, active: Cond::True, incidence: merge(inc), body };
+        let e = self.out.push(label, line as u32, r.first.span, body, entries.drain(..));
+        self.entries = entries;
         if !self.whole_reads.is_empty() {
             let mut vars = std::mem::take(&mut self.whole_reads);
             vars.sort_unstable();
             vars.dedup();
-            self.out.as_written.insert(EqId(self.out.equations.len() as u32), AsWritten::ReadsWhole(vars));
+            self.out.as_written.insert(e, AsWritten::ReadsWhole(vars));
         }
-        self.out.equations.push(eq);
         Ok(())
     }
 

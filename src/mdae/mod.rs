@@ -16,18 +16,22 @@
 //!
 //! Memory (issue 15: a model without modes of 10^5 equations in < 10× its size): an
 //! `Mdae<'a>` borrows the expressions of the equations as written from the parsed file
-//! `'a` (a [`Cow`]: generated equations — unrolled, expanded, paired — are owned), and an
-//! equation's text is printed when asked ([`Mdae::text`]), not stored.
+//! `'a` (a [`Cow`]: generated equations — unrolled, expanded, paired — are owned), an
+//! equation's text is printed when asked ([`Mdae::text`]), not stored, an [`Equation`] is
+//! 32 bytes (its written label and a χ_I other than `true` in side tables), and the guarded
+//! incidence of all equations is one packed table ([`GuardedIncidence`], 8 bytes an entry).
 
 pub mod cond;
 mod domains;
 mod error;
+mod guarded;
 mod implied;
 mod incidence;
 pub(crate) mod lower;
 
 pub use cond::Cond;
 pub use error::LowerError;
+pub use guarded::{Entries, GuardedIncidence, Incidence, Row};
 pub use lower::{lower, lower_flat};
 
 use crate::syntax::Span;
@@ -70,7 +74,15 @@ pub struct Mdae<'a> {
     /// The model's name (the class that was lowered).
     pub name: String,
     pub vars: Vec<Variable>,
+    /// The equations, in order ([`Mdae::push_equation`]).
     pub equations: Vec<Equation<'a>>,
+    /// The guarded incidence of `equations`, row by row ([`Mdae::incidence`]).
+    incidence: GuardedIncidence,
+    /// The written labels (`/* e1: */`) of the equations that have one ([`Mdae::label`]).
+    labels: BTreeMap<EqId, Text>,
+    /// χ_I of the equations not active in every mode ([`Mdae::active`]; none from a
+    /// Modelica input, whose modes are in the arms of its equations).
+    activity: BTreeMap<EqId, Cond>,
     pub modes: Vec<Mode>,
     /// χ_M: every valid mode satisfies all of these.
     pub invariants: Vec<Invariant>,
@@ -146,73 +158,75 @@ impl std::fmt::Display for Label {
     }
 }
 
-/// A real equation as a residual, possibly multimode.
+/// A real equation as a residual, possibly multimode: where it is and its body. Its name
+/// is [`Mdae::label`], χ_I [`Mdae::active`], its guarded incidence [`Mdae::incidence`]
+/// (32 bytes an equation: a model has 10^5 of them, issue 15).
 #[derive(Clone, Debug)]
 pub struct Equation<'a> {
-    /// The paper's label (`/* e1: */`) or `e<line>` (`e8`, `e8_2`, …).
-    pub id: Label,
+    pub span: Span,
     /// 1-based line where the equation starts.
     pub line: u32,
-    pub span: Span,
-    /// χ_I: the modes in which the equation is active (always `true` for Modelica input).
-    pub active: Cond,
-    /// Guarded incidence: σ(m, e, v) = max order over the entries for v whose `when` holds in m
-    /// (exact length, fixed once lowered).
-    pub incidence: Box<[Incidence]>,
+    /// The `k` of its name `e<line>_<k>`, 0 when the name is written (in `Mdae::labels`).
+    k: u32,
     pub body: Body<'a>,
-}
-
-/// One guarded incidence entry: `var` appears with derivative order `order` when `when`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Incidence {
-    pub var: VarId,
-    pub order: u8,
-    pub when: Cond,
 }
 
 /// The equation's expressions: `lhs = rhs`, or the arms of a paired if-equation
 /// (mutually exclusive guards covering every mode); borrowed from the file where the
-/// equation is as written.
+/// equation is as written. 16 bytes (one pointer a variant).
 #[derive(Clone, Debug)]
 pub enum Body<'a> {
-    Simple { lhs: Side<'a>, rhs: Side<'a> },
-    Arms(Vec<Arm<'a>>),
+    /// `lhs = rhs` as the file writes it: its simple equation.
+    Written(&'a crate::syntax::ast::Equation),
+    /// `lhs = rhs` otherwise: generated (unrolled, expanded), or the one arm of an
+    /// if-equation whose other branches never hold.
+    Simple(Box<[Cow<'a, Expr>; 2]>),
+    /// (a boxed `Vec`, a thin pointer: most equations have no arms)
+    #[allow(clippy::box_collection)]
+    Arms(Box<Vec<Arm<'a>>>),
 }
 
-/// One side of a simple equation: borrowed from the file (as written) or owned, boxed (16
-/// bytes where a `Cow<Expr>` takes 24: an mDAE of 10^5 equations holds two per equation
-/// through the lowering and `fits_a_priori`, issue 15).
-#[derive(Clone, Debug)]
-pub enum Side<'a> {
-    Borrowed(&'a Expr),
-    Owned(Box<Expr>),
-}
+impl<'a> Body<'a> {
+    /// The body `lhs = rhs` of its two sides.
+    pub fn simple(lhs: Cow<'a, Expr>, rhs: Cow<'a, Expr>) -> Body<'a> {
+        Body::Simple(Box::new([lhs, rhs]))
+    }
 
-impl std::ops::Deref for Side<'_> {
-    type Target = Expr;
-    fn deref(&self) -> &Expr {
+    /// `(lhs, rhs)` of a simple body, `None` for arms.
+    pub fn sides(&self) -> Option<(&Expr, &Expr)> {
         match self {
-            Side::Borrowed(e) => e,
-            Side::Owned(e) => e,
+            Body::Written(eq) => match &eq.kind {
+                crate::syntax::ast::EquationKind::Simple { lhs, rhs } => Some((lhs, rhs)),
+                _ => unreachable!("a written body is a simple equation"),
+            },
+            Body::Simple(sides) => Some((&sides[0], &sides[1])),
+            Body::Arms(_) => None,
         }
     }
-}
 
-impl<'a> From<Cow<'a, Expr>> for Side<'a> {
-    fn from(e: Cow<'a, Expr>) -> Side<'a> {
-        match e {
-            Cow::Borrowed(e) => Side::Borrowed(e),
-            Cow::Owned(e) => Side::Owned(Box::new(e)),
+    /// The arms of a paired if-equation (none for a simple body).
+    pub fn arms(&self) -> &[Arm<'a>] {
+        match self {
+            Body::Arms(arms) => arms,
+            _ => &[],
         }
     }
-}
 
-impl Side<'_> {
-    /// The side owning its expression.
-    pub fn into_static(self) -> Side<'static> {
+    /// The same body owning its expressions.
+    fn into_owned(self) -> Body<'static> {
+        let owned = |e: Cow<'_, Expr>| Cow::Owned(e.into_owned());
         match self {
-            Side::Borrowed(e) => Side::Owned(Box::new(e.clone())),
-            Side::Owned(e) => Side::Owned(e),
+            Body::Written(_) => {
+                let (l, r) = self.sides().expect("a simple body");
+                Body::simple(Cow::Owned(l.clone()), Cow::Owned(r.clone()))
+            }
+            Body::Simple(sides) => {
+                let [l, r] = *sides;
+                Body::simple(owned(l), owned(r))
+            }
+            Body::Arms(arms) => Body::Arms(Box::new(
+                arms.into_iter().map(|a| Arm { when: a.when, lhs: owned(a.lhs), rhs: owned(a.rhs) }).collect(),
+            )),
         }
     }
 }
@@ -248,28 +262,18 @@ impl<'a> Mdae<'a> {
 
     /// The same mDAE owning every expression (for callers that drop the file first).
     pub fn into_owned(self) -> Mdae<'static> {
-        let owned = |e: Cow<'_, Expr>| Cow::Owned(e.into_owned());
         let equations = self
             .equations
             .into_iter()
-            .map(|e| Equation {
-                body: match e.body {
-                    Body::Simple { lhs, rhs } => Body::Simple { lhs: lhs.into_static(), rhs: rhs.into_static() },
-                    Body::Arms(arms) => Body::Arms(
-                        arms.into_iter().map(|a| Arm { when: a.when, lhs: owned(a.lhs), rhs: owned(a.rhs) }).collect(),
-                    ),
-                },
-                id: e.id,
-                line: e.line,
-                span: e.span,
-                active: e.active,
-                incidence: e.incidence,
-            })
+            .map(|e| Equation { span: e.span, line: e.line, k: e.k, body: e.body.into_owned() })
             .collect();
         Mdae {
             name: self.name,
             vars: self.vars,
             equations,
+            incidence: self.incidence,
+            labels: self.labels,
+            activity: self.activity,
             modes: self.modes,
             invariants: self.invariants,
             passed: self.passed.into_iter().map(|e| Cow::Owned(e.into_owned())).collect(),
@@ -281,6 +285,69 @@ impl<'a> Mdae<'a> {
         }
     }
 
+    /// Appends an equation named `label`, starting at `line`, with its guarded incidence
+    /// (the entries as given: none merged); its id.
+    pub fn push_equation<'c>(
+        &mut self,
+        label: Label,
+        line: u32,
+        span: Span,
+        body: Body<'a>,
+        incidence: impl IntoIterator<Item = Incidence<'c>>,
+    ) -> EqId {
+        self.push(label, line, span, body, incidence.into_iter().map(|i| (i.var, i.order, i.when.clone())))
+    }
+
+    /// [`Mdae::push_equation`] with owned guards.
+    pub(super) fn push(
+        &mut self,
+        label: Label,
+        line: u32,
+        span: Span,
+        body: Body<'a>,
+        incidence: impl IntoIterator<Item = (VarId, u8, Cond)>,
+    ) -> EqId {
+        let e = EqId(u32::try_from(self.equations.len()).expect("too many equations"));
+        let k = match label {
+            Label::Written(t) => {
+                self.labels.insert(e, t);
+                0
+            }
+            Label::Line { line: l, k } => {
+                debug_assert!(l == line && k > 0, "the name of an equation is its line's");
+                k
+            }
+        };
+        self.equations.push(Equation { span, line, k, body });
+        self.incidence.push_row(incidence);
+        e
+    }
+
+    /// The paper's label (`/* e1: */`) of equation `e`, or `e<line>` (`e8`, `e8_2`, …).
+    pub fn label(&self, e: EqId) -> Label {
+        match self.eq(e).k {
+            0 => Label::Written(self.labels[&e]),
+            k => Label::Line { line: self.eq(e).line, k },
+        }
+    }
+
+    /// χ_I: the modes in which equation `e` is active.
+    pub fn active(&self, e: EqId) -> &Cond {
+        static TRUE: Cond = Cond::True;
+        self.activity.get(&e).unwrap_or(&TRUE)
+    }
+
+    /// Whether every equation is active in every mode (χ_I true).
+    pub fn always_active(&self) -> bool {
+        self.activity.values().all(|c| *c == Cond::True)
+    }
+
+    /// The guarded incidence of equation `e`: σ(m, e, v) is the largest order of the
+    /// entries for v whose `when` holds in m.
+    pub fn incidence(&self, e: EqId) -> Row<'_> {
+        self.incidence.row(e.index())
+    }
+
     /// The canonical text of an equation (`lhs = rhs`; `if c then … elseif … end if` for
     /// arms, conditions written with the modes' names; a block's row as in [`Mdae::texts`]).
     pub fn text(&self, e: EqId) -> String {
@@ -288,10 +355,11 @@ impl<'a> Mdae<'a> {
             return t.clone();
         }
         let side = |l: &Expr, r: &Expr| format!("{} = {}", expr_to_string(l), expr_to_string(r));
-        let arms = match &self.eq(e).body {
-            Body::Simple { lhs, rhs } => return side(lhs, rhs),
-            Body::Arms(arms) => arms,
-        };
+        let body = &self.eq(e).body;
+        if let Some((lhs, rhs)) = body.sides() {
+            return side(lhs, rhs);
+        }
+        let arms = body.arms();
         let name = |m: ModeId| self.modes[m.index()].name.clone();
         let mut s = String::new();
         for (k, a) in arms.iter().enumerate() {
@@ -316,5 +384,16 @@ impl<'a> Mdae<'a> {
     }
     pub fn eq_ids(&self) -> impl Iterator<Item = EqId> + use<> {
         (0..self.equations.len() as u32).map(EqId)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// An mDAE of 10^5 equations holds one `Equation` each (issue 15): the sizes pinned.
+    #[test]
+    fn an_equation_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<super::Equation<'_>>(), 32);
+        assert_eq!(std::mem::size_of::<super::Body<'_>>(), 16);
+        assert_eq!(std::mem::size_of::<super::Label>(), 16);
     }
 }

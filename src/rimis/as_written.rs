@@ -31,7 +31,7 @@ pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
                     span,
                     format!(
                         "unsupported construct: the {what} (equation {}) is in a multimode region the rewrite changes: {why}",
-                        eq.id
+                        plan.mdae.label(e)
                     ),
                 ))
             };
@@ -57,7 +57,7 @@ pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
                 AsWritten::Block { .. } => true,
                 AsWritten::ReadsWhole(vars) => vars.binary_search(&u).is_ok(),
             };
-            for inc in eq.incidence.iter().filter(|inc| as_written(inc.var)) {
+            for inc in plan.mdae.incidence(e).iter().filter(|inc| as_written(inc.var)) {
                 let written = block.writes.iter().any(|&(u, _)| u == inc.var);
                 if !written && !reads_source(plan, inc.var, inc.order as u32 + k, cond) {
                     return refuse(format!(

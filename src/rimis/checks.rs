@@ -41,12 +41,12 @@ pub(crate) fn consistency_checks(
             continue;
         }
         done.push((f.eq, f.j, region.clone()));
-        let eq = plan.mdae.eq(f.eq);
-        let label = format!("{}{}", eq.id, "'".repeat(f.j as usize));
+        let (eq, id) = (plan.mdae.eq(f.eq), plan.mdae.label(f.eq));
+        let label = format!("{}{}", id, "'".repeat(f.j as usize));
         let (l, r) = sides_under(plan, &eq.body, &f.entered);
         let diff = |x: &Expr| {
             symbolic::differentiate_n(x, f.j, ctx)
-                .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
+                .map_err(|err| RimisError::new(eq.span, format!("equation {id}: {err}")))
         };
         let residual = symbolic::simplify(&binary(BinOp::Sub, diff(&l)?, diff(&r)?));
         let text = format!("{} = 0", expr_to_string(&residual));

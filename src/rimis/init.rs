@@ -96,12 +96,12 @@ pub(crate) fn init_consistency(
         for j in 0..top {
             let region = live.iter().filter(|(c, _)| *c > j).fold(plan.cdg.space.mk_false(), |acc, (_, m)| acc.or(m));
             let everywhere = region == *plan.care;
-            let eq = plan.mdae.eq(e);
-            let label = format!("{}{}", eq.id, "'".repeat(j as usize));
+            let (eq, id) = (plan.mdae.eq(e), plan.mdae.label(e));
+            let label = format!("{}{}", id, "'".repeat(j as usize));
             let (l, r) = sides_under(plan, &eq.body, &region);
             let diff = |x: &Expr| {
                 symbolic::differentiate_n(x, j, ctx)
-                    .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
+                    .map_err(|err| RimisError::new(eq.span, format!("equation {id}: {err}")))
             };
             let (dl, dr) = (diff(&l)?, diff(&r)?);
             let region_c = plan.cond_number(&region);

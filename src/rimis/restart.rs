@@ -93,7 +93,7 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
                 let Some(entered) = failed else { continue };
                 let eq = plan.mdae.eq(e);
                 let (l, r) = sides_under(plan, &eq.body, &entered);
-                let name = format!("{}{}", eq.id, "'".repeat(j as usize));
+                let name = format!("{}{}", plan.mdae.label(e), "'".repeat(j as usize));
                 let what = if j == 0 {
                     format!("`{} = {}`", expr_to_string(&l), expr_to_string(&r))
                 } else {

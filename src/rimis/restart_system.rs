@@ -105,7 +105,7 @@ pub(crate) fn build(
     for region in regions {
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
         let names: Vec<String> =
-            here.iter().map(|f| format!("{}{}", plan.mdae.eq(f.eq).id, "'".repeat(f.j as usize))).collect();
+            here.iter().map(|f| format!("{}{}", plan.mdae.label(f.eq), "'".repeat(f.j as usize))).collect();
         if let Some(law) = impact_laws::for_entry(plan, laws, region) {
             // Declared by the user (§5.2.4): honoured, no default restart; still checked.
             let why = format!(
@@ -266,7 +266,7 @@ impl Index {
     fn new(plan: &Plan) -> Index {
         let mut eqs_of = vec![Vec::new(); plan.mdae.vars.len()];
         for e in plan.mdae.eq_ids() {
-            for inc in &plan.mdae.eq(e).incidence {
+            for inc in plan.mdae.incidence(e) {
                 let list: &mut Vec<EqId> = &mut eqs_of[inc.var.index()];
                 if list.last() != Some(&e) {
                     list.push(e);
@@ -375,7 +375,7 @@ fn grow(
                 return Ok(Err(Fail::varies(
                     format!(
                         "the structure of equation {} varies inside `{}`",
-                        plan.mdae.eq(e).id,
+                        plan.mdae.label(e),
                         plan.cond_text(region)
                     ),
                     plan.cdg,
@@ -385,11 +385,11 @@ fn grow(
             }
             // Its structure varies inside the region: it may join only if it reads none
             // of the unknowns, which the incidence tells without its rows.
-            if plan.mdae.eq(e).incidence.iter().any(|i| d.contains_key(&i.var.index())) {
+            if plan.mdae.incidence(e).iter().any(|i| d.contains_key(&i.var.index())) {
                 return Ok(Err(Fail::varies(
                     format!(
                         "the structure of equation {} varies inside `{}`",
-                        plan.mdae.eq(e).id,
+                        plan.mdae.label(e),
                         plan.cond_text(region)
                     ),
                     plan.cdg,
@@ -413,7 +413,7 @@ fn grow(
                     "the order of `{}` varies inside `{}` (equation {})",
                     plan.mdae.vars[*u].name,
                     plan.cond_text(region),
-                    plan.mdae.eq(e).id
+                    plan.mdae.label(e)
                 ),
                 plan.cdg,
                 &plan.cdg.orders[*u],
@@ -427,7 +427,7 @@ fn grow(
             if row.unknowns.is_empty() && unguaranteed {
                 return Ok(Err(Fail::new(format!(
                     "consistency equation {}{} reads no highest-order state: it needs a jump of a lower-order state (an impulse of higher order, paper 000 §6)",
-                    plan.mdae.eq(row.eq).id,
+                    plan.mdae.label(row.eq),
                     "'".repeat(row.j as usize)
                 ))));
             }
@@ -465,7 +465,7 @@ fn grow(
     if rows.len() != unknowns.len() || eq_to_var.iter().any(Option::is_none) {
         let over: Vec<String> = (0..rows.len())
             .filter(|&i| eq_to_var[i].is_none())
-            .map(|i| format!("{}{}", plan.mdae.eq(rows[i].eq).id, "'".repeat(rows[i].j as usize)))
+            .map(|i| format!("{}{}", plan.mdae.label(rows[i].eq), "'".repeat(rows[i].j as usize)))
             .collect();
         let under: Vec<String> = (0..unknowns.len())
             .filter(|&k| var_to_eq[k].is_none())
@@ -513,7 +513,7 @@ fn rows_of(
     let eq = plan.mdae.eq(e);
     let (l, r) = sides_under_in(plan, &eq.body, region);
     let span = eq.span;
-    let id = eq.id;
+    let id = plan.mdae.label(e);
     let err = |err: symbolic::SymError| RimisError::new(span, format!("equation {id}: {err}"));
     let mut out = Vec::new();
     let js: Vec<Option<u32>> = if c == 0 { vec![None] } else { (0..c).map(Some).collect() };
@@ -565,7 +565,7 @@ fn rows_of(
                     }
                     (Some(_), du) if k + 1 < du => old(plan, u, k, from_c),
                     _ => {
-                        bad = Some(format!("`{}` in equation {}", expr_to_string(y), plan.mdae.eq(e).id));
+                        bad = Some(format!("`{}` in equation {}", expr_to_string(y), plan.mdae.label(e)));
                         y.clone()
                     }
                 })
@@ -626,7 +626,7 @@ fn impulse_analysis(
                 (IExpr::Sum(terms), IExpr::Zero)
             }
         };
-        let label = format!("{}{}", plan.mdae.eq(row.eq).id, "'".repeat(row.j as usize));
+        let label = format!("{}{}", plan.mdae.label(row.eq), "'".repeat(row.j as usize));
         b.system.equations.push((label, lhs, rhs));
     }
     ModeChange::analysed(plan.cond_text(region), names.to_vec(), &b.system, &b.jump_names)
@@ -673,7 +673,7 @@ fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String])
         let Some((coeffs, constant)) = linear_parts(r, &is_unknown) else {
             return Err(format!(
                 "the restart system is not linear in its unknowns (equation {}): the impulsive variables do not enter linearly",
-                plan.mdae.eq(sys.rows[i].eq).id
+                plan.mdae.label(sys.rows[i].eq)
             ));
         };
         a.push(

@@ -58,9 +58,10 @@ pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
 /// [`sides_under`] under the regular modes of `q` as a local set.
 pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr) {
     let fz = &plan.factored;
-    let (lhs, rhs) = match body {
-        Body::Simple { lhs, rhs } => (Cow::Borrowed(&**lhs), Cow::Borrowed(&**rhs)),
-        Body::Arms(arms) => {
+    let (lhs, rhs) = match body.sides() {
+        Some((lhs, rhs)) => (Cow::Borrowed(lhs), Cow::Borrowed(rhs)),
+        None => {
+            let arms = body.arms();
             let when = |a: &crate::mdae::Arm| fz.local(&plan.cdg.space.cond(&a.when));
             let live: Vec<_> = arms.iter().filter(|a| fz.meets(&when(a), q)).collect();
             match live.as_slice() {
@@ -97,11 +98,11 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
         if super::as_written::kept_whole(plan, e) {
             continue; // emitted with its block, as written
         }
-        let eq = plan.mdae.eq(e);
+        let (eq, id) = (plan.mdae.eq(e), plan.mdae.label(e));
         let (lhs, rhs) = sides_under_in(plan, &eq.body, &local);
         let diff = |x: &Expr| {
             symbolic::differentiate_n(x, k, ctx)
-                .map_err(|err| RimisError::new(eq.span, format!("equation {}: {err}", eq.id)))
+                .map_err(|err| RimisError::new(eq.span, format!("equation {id}: {err}")))
         };
         let (lhs, rhs) = (diff(&lhs)?, diff(&rhs)?);
         eqs.push((lhs, rhs));

@@ -25,7 +25,7 @@ pub(crate) fn asserts(mdae: &Mdae, cdg: &Cdg) -> Vec<Item> {
             let when = cdg.space.text(&s.cond, &cdg.valid);
             let cond = cdg.space.to_cond(&s.cond, &cdg.valid);
             let test = exprs::not(exprs::cond_expr(&cond, &|m| mode_expr(mdae, m)));
-            let over: Vec<String> = s.overdetermined.iter().map(|&e| mdae.eq(e).id.to_string()).collect();
+            let over: Vec<String> = s.overdetermined.iter().map(|&e| mdae.label(e).to_string()).collect();
             let under: Vec<&str> = s.underdetermined.iter().map(|&v| mdae.var(v).name.as_str()).collect();
             let message = format!(
                 "mdae-rimis: model {} is structurally singular when {when}: overdetermined equations [{}], undetermined variables [{}]; stopping instead of going on without a solution",

@@ -127,34 +127,28 @@ mod tests {
     use super::super::classes::pieces;
     use super::super::{Order, encode};
     use super::*;
-    use crate::mdae::{Body, Cond, Equation, Incidence, Invariant, Mdae, Mode, ModeId, ModeKind, VarId, Variable};
+    use crate::mdae::{Body, Cond, Incidence, Invariant, Label, Mdae, Mode, ModeId, ModeKind, VarId, Variable};
     use crate::syntax::Span;
     use crate::syntax::ast::{Expr, ExprKind, text};
+    use std::borrow::Cow;
 
     /// An mDAE of one equation per entry of `edges`: `v_i` always, and `w_i` of order 0 or
     /// 1 under each of the entry's conditions (two incidences of `w_i`: σ varies).
     fn model(modes: usize, edges: &[Vec<(Cond, u8)>], invariants: Vec<Cond>) -> Mdae<'static> {
         let zero = Expr::new(ExprKind::Number(text("0")), Span::new(0, 1));
-        let mut m = Mdae { name: "Classes".into(), ..Mdae::default() };
+        let mut m = Mdae::default();
+        m.name = "Classes".into();
         m.modes = (0..modes).map(|i| Mode { name: format!("g{i}"), kind: ModeKind::Variable }).collect();
         let n = edges.len();
         m.vars = (0..2 * n).map(|j| Variable { name: format!("v{j}").into(), span: Span::new(0, 1) }).collect();
         for (i, conds) in edges.iter().enumerate() {
-            let mut incidence = vec![Incidence { var: VarId(i as u32), order: 0, when: Cond::True }];
+            let mut incidence = vec![Incidence { var: VarId(i as u32), order: 0, when: &Cond::True }];
             for (when, order) in conds {
-                incidence.push(Incidence { var: VarId((n + i) as u32), order: *order, when: when.clone() });
+                incidence.push(Incidence { var: VarId((n + i) as u32), order: *order, when });
             }
-            m.equations.push(Equation {
-                id: crate::mdae::Label::Written(format!("q{i}").into()),
-                line: i as u32 + 1,
-                span: Span::new(0, 1),
-                active: Cond::True,
-                incidence: incidence.into(),
-                body: Body::Simple {
-                    lhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
-                    rhs: crate::mdae::Side::Owned(Box::new(zero.clone())),
-                },
-            });
+            let body = Body::simple(Cow::Owned(zero.clone()), Cow::Owned(zero.clone()));
+            let label = Label::Written(format!("q{i}").into());
+            m.push_equation(label, i as u32 + 1, Span::new(0, 1), body, incidence);
         }
         m.invariants = invariants.into_iter().map(|cond| Invariant { cond, span: Span::new(0, 1) }).collect();
         m

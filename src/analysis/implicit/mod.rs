@@ -44,7 +44,7 @@ use super::AnalysisError;
 use super::cdg::{Block, Cdg, Edge, Values};
 use super::explicit::block;
 use super::modes::ModeSpace;
-use crate::mdae::{Cond, Mdae};
+use crate::mdae::{EqId, Mdae};
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
 use bits::BitVec;
 
@@ -85,7 +85,7 @@ pub fn implicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
 /// [`implicit`] with the variable `order` given, recording phase times and the peak BDD
 /// size in `stats`.
 pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Result<Cdg, AnalysisError> {
-    if mdae.equations.iter().any(|e| e.active != Cond::True) {
+    if !mdae.always_active() {
         return Err(AnalysisError::Unsupported("equations active in some modes only (χ_I ≠ true)".into()));
     }
     stats.start();
@@ -171,16 +171,16 @@ fn encode<'m>(mdae: &'m Mdae<'m>, order: Order) -> Result<Encoding<'m>, Analysis
     let mut placed = vec![false; mdae.modes.len()];
     let mut edge_keys: Vec<(usize, usize)> = Vec::new();
     for i in order::equations(mdae, order) {
-        let e = &mdae.equations[i];
+        let e = mdae.incidence(EqId(i as u32));
         let mut ms = Vec::new();
-        e.incidence.iter().for_each(|inc| inc.when.modes(&mut ms));
+        e.iter().for_each(|inc| inc.when.modes(&mut ms));
         for m in ms {
             if !placed[m.index()] {
                 placed[m.index()] = true;
                 slots.push(Slot::Mode(m.index()));
             }
         }
-        let mut vars: Vec<usize> = e.incidence.iter().map(|inc| inc.var.index()).collect();
+        let mut vars: Vec<usize> = e.iter().map(|inc| inc.var.index()).collect();
         vars.sort_unstable();
         vars.dedup();
         for j in vars {
@@ -221,7 +221,7 @@ fn encode<'m>(mdae: &'m Mdae<'m>, order: Order) -> Result<Encoding<'m>, Analysis
         mdae.modes.iter().map(|m| m.name.clone()).collect(),
         super::modes::groups_of(mdae),
     );
-    let max_order = mdae.equations.iter().flat_map(|e| e.incidence.iter().map(|i| i.order as u64)).max().unwrap_or(0);
+    let max_order = mdae.eq_ids().flat_map(|e| mdae.incidence(e).iter().map(|i| i.order as u64)).max().unwrap_or(0);
     // c, d ≤ n · max σ (Pryce); two spare bits keep the sums of the fixpoint exact.
     let bound = (mdae.equations.len() as u64 + 1) * (max_order + 1) * 2;
     let width = (64 - bound.leading_zeros() as usize).max(2) + 1;
@@ -231,8 +231,8 @@ fn encode<'m>(mdae: &'m Mdae<'m>, order: Order) -> Result<Encoding<'m>, Analysis
     for (k, &(i, j)) in edge_keys.iter().enumerate() {
         let mut active = space.mk_false();
         let mut sigma = BitVec::constant(&space.set, width, 0);
-        for inc in mdae.equations[i].incidence.iter().filter(|inc| inc.var.index() == j) {
-            let when = space.cond(&inc.when);
+        for inc in mdae.incidence(EqId(i as u32)).iter().filter(|inc| inc.var.index() == j) {
+            let when = space.cond(inc.when);
             let here = BitVec::ite(
                 &when,
                 &BitVec::constant(&space.set, width, inc.order as u64),

@@ -21,7 +21,7 @@
 
 use crate::analysis::dm::fine_blocks;
 use crate::analysis::matching::Graph;
-use crate::mdae::Mdae;
+use crate::mdae::{EqId, Mdae};
 use std::collections::VecDeque;
 
 /// Which order the encoding uses (the scale benchmark measures both).
@@ -55,7 +55,7 @@ fn cut_width(mdae: &Mdae, order: &[usize]) -> (usize, usize) {
     let mut span: std::collections::BTreeMap<(bool, usize), (usize, usize)> = Default::default();
     for (p, &i) in order.iter().enumerate() {
         let mut ms = Vec::new();
-        for inc in &mdae.equations[i].incidence {
+        for inc in mdae.incidence(EqId(i as u32)) {
             inc.when.modes(&mut ms);
             let e = span.entry((false, inc.var.index())).or_insert((p, p));
             e.1 = p;
@@ -86,10 +86,9 @@ fn cut_width(mdae: &Mdae, order: &[usize]) -> (usize, usize) {
 fn by_blocks(mdae: &Mdae) -> Vec<Vec<usize>> {
     let n = mdae.equations.len();
     let union: Graph = mdae
-        .equations
-        .iter()
+        .eq_ids()
         .map(|e| {
-            let mut vars: Vec<usize> = e.incidence.iter().map(|inc| inc.var.index()).collect();
+            let mut vars: Vec<usize> = mdae.incidence(e).iter().map(|inc| inc.var.index()).collect();
             vars.sort_unstable();
             vars.dedup();
             vars.into_iter().map(|j| (j, 0)).collect()

@@ -23,10 +23,11 @@ pub(super) fn diagnose(enc: &Encoding, primal: &Primal) -> Vec<Singular> {
         let holds = |m: ModeId| example[m.index()].1;
         let dm = decompose(&sigma_in_mode(enc.mdae, &holds), enc.mdae.vars.len());
         let mut group = rest.clone();
-        for (i, eq) in enc.mdae.equations.iter().enumerate() {
-            for inc in &eq.incidence {
+        for e in enc.mdae.eq_ids() {
+            let i = e.index();
+            for inc in enc.mdae.incidence(e) {
                 if dm.over_eqs.contains(&i) || dm.under_vars.contains(&inc.var.index()) {
-                    let w = space.cond(&inc.when);
+                    let w = space.cond(inc.when);
                     group = if inc.when.eval(&holds) { group.and(&w) } else { group.and_not(&w) };
                 }
             }
