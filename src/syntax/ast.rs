@@ -467,7 +467,7 @@ pub struct ForIndex {
 ///
 /// A flat model has 10^5 `lhs = rhs;` (issue 15): such an equation without label or
 /// description whose span runs from its left side's start to its right side's end is its
-/// kind alone (56 bytes). Otherwise the span is boxed ([`EquationNotes`], 16 bytes: a
+/// kind alone (56 bytes). Otherwise the span is boxed (`EquationNotes`, 16 bytes: a
 /// right side that ends in a parenthesis, `q = g*(a - b);`, or another kind of equation),
 /// and the label and the description in a box of their own (rarer still). Built by
 /// [`Equation::new`], read by [`Equation::label`], [`Equation::comment`] and
