@@ -95,7 +95,7 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
             let once = m
                 .passed
                 .iter()
-                .any(|e| block_of(file.line_col(e.span.start as usize).0 as u32).is_some_and(|(b, _)| b == k));
+                .any(|e| block_of(file.line_col(e.span().start as usize).0 as u32).is_some_and(|(b, _)| b == k));
             if once {
                 continue;
             }

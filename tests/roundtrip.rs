@@ -329,9 +329,12 @@ fn equation(e: BoxedStrategy<Expr>) -> BoxedStrategy<Equation> {
         let body = prop::collection::vec(eq, 0..3).boxed();
         let branches = prop::collection::vec((e2.clone(), body.clone()), 1..3).boxed();
         prop_oneof![
-            (branches.clone(), prop::option::of(body.clone()))
-                .prop_map(|(branches, else_branch)| EquationKind::If { branches, else_branch }),
-            (for_indices(e2.clone()), body).prop_map(|(indices, body)| EquationKind::For { indices, body }),
+            (branches.clone(), prop::option::of(body.clone())).prop_map(|(branches, else_branch)| EquationKind::If {
+                branches,
+                else_branch: else_branch.map(Into::into)
+            }),
+            (for_indices(e2.clone()), body)
+                .prop_map(|(indices, body)| EquationKind::For { indices: indices.into(), body }),
             branches.prop_map(|branches| EquationKind::When { branches }),
         ]
     });
@@ -436,12 +439,14 @@ fn component(e: BoxedStrategy<Expr>) -> impl Strategy<Value = Component> {
         subscripts(e.clone(), 0..2),
         prop::collection::vec(declaration(e), 1..3),
     )
-        .prop_map(|(prefixes, type_spec, type_mod, type_dims, decls)| Component {
-            prefixes,
-            type_spec,
-            type_parts: TypeParts::boxed(type_mod, type_dims),
-            declarations: decls.into(),
-            span: D,
+        .prop_map(|(prefixes, type_spec, type_mod, type_dims, decls)| {
+            Component::new(Clause {
+                prefixes,
+                type_spec,
+                type_parts: TypeParts::boxed(type_mod, type_dims),
+                declarations: decls.into(),
+                span: D,
+            })
         })
 }
 

@@ -209,7 +209,7 @@ fn check_output(file: &SourceFile, span: Span, text: &str, n_blocks: usize) -> R
     let once: std::collections::BTreeSet<usize> = m
         .passed
         .iter()
-        .filter_map(|e| block_of(out.line_col(e.span.start as usize).0 as u32).map(|(k, _)| k))
+        .filter_map(|e| block_of(out.line_col(e.span().start as usize).0 as u32).map(|(k, _)| k))
         .collect();
     analysis::oblivious::meets_the_guarantee(&m, n_blocks, &block_of, &|k| once.contains(&k)).map_err(refuse)?;
     no_singular_mode(&m).map_err(refuse)

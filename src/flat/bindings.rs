@@ -27,7 +27,7 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
     let clauses: Vec<&crate::syntax::ast::Component> = class.components().collect();
     let groups = element_groups(&clauses);
     let declared: Vec<Vec<(String, bool)>> =
-        clauses.iter().map(|c| c.declarations.iter().map(|d| declared_name(c, d, &groups)).collect()).collect();
+        clauses.iter().map(|c| c.declarations().iter().map(|d| declared_name(c, d, &groups)).collect()).collect();
     let ClassBody::Long(comp) = &mut class.body else { return 0 };
     let mut clause = 0;
     let mut moved = Vec::new();
@@ -42,7 +42,7 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
             if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
                 continue;
             }
-            for (k, d) in c.declarations.iter_mut().enumerate() {
+            for (k, d) in c.declarations_mut().iter_mut().enumerate() {
                 if d.condition.is_some() {
                     continue;
                 }
@@ -54,8 +54,8 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
                 }
                 // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
                 let (name, element) = &names[k];
-                let lhs = if *element { name_expr(name, d.name.span) } else { reference(&d.name) };
-                moved.push(Equation { kind: EquationKind::Simple { lhs, rhs: value.expr }, notes: None, span: d.span });
+                let lhs = if *element { name_expr(name, d.name_span()) } else { reference(&d.name()) };
+                moved.push(Equation::new(None, EquationKind::Simple { lhs, rhs: value.expr }, None, d.span()));
             }
         }
     }
@@ -74,7 +74,7 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
         }
         None => {
             let at = last_elements.map_or(0, |k| k + 1);
-            let span = moved[0].span;
+            let span = moved[0].span();
             comp.parts.insert(at, ClassPart::Equations { initial: false, equations: moved, span });
         }
     }

@@ -34,7 +34,7 @@ pub(super) fn tuple<'e>(x: &mut Expander, eq: &'e Equation) -> Out<'e> {
     assigned(x.m, &env, lhs, &mut writes);
     let mut reads = Vec::new();
     unknown_reads(x, rhs, 0, &mut reads);
-    match block(x, "tuple equation".into(), eq.span, writes, reads, None) {
+    match block(x, "tuple equation".into(), eq.span(), writes, reads, None) {
         Some(b) => Out { rows: vec![FlatEquation::Block(Box::new(b))], ..Out::passed(eq) },
         None => Out::passed(eq),
     }
@@ -46,7 +46,7 @@ pub(super) fn equation_block(x: &mut Expander, eq: &Equation, what: String, rows
     let mut reads = Vec::new();
     unknown_reads(x, lhs, 0, &mut reads);
     unknown_reads(x, rhs, 0, &mut reads);
-    block(x, what, eq.span, Vec::new(), reads, Some(rows))
+    block(x, what, eq.span(), Vec::new(), reads, Some(rows))
 }
 
 fn block(

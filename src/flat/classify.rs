@@ -141,7 +141,7 @@ impl Expander<'_, '_> {
             }),
             _ => None,
         })?;
-        match &output.type_spec {
+        match &*output.type_spec() {
             TypeSpec::Name(n) => match self.classes.resolve(n.text.as_str()).0 {
                 super::types::Resolved::Builtin(t) => Some(t),
                 super::types::Resolved::Record(_) => None,

@@ -50,7 +50,7 @@ pub(super) fn declare<'a>(
     let groups = element_groups(&clauses);
     for c in &clauses {
         if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
-            for d in c.declarations.iter() {
+            for d in c.declarations() {
                 if let Some(v) = d.modification.as_ref().and_then(|m| m.value.as_ref()) {
                     m.bindings.insert(declared_name(c, d, &groups).0, v.expr.clone());
                 }
@@ -74,9 +74,9 @@ pub(super) fn declare<'a>(
 pub(super) fn element_groups(clauses: &[&Component]) -> HashMap<String, usize> {
     let mut out = HashMap::new();
     for c in clauses {
-        for d in c.declarations.iter() {
+        for d in c.declarations() {
             if c.type_dims().is_empty() && !d.dims.is_empty() && literal_subscripts(&d.dims).is_some() {
-                *out.entry(cref_text(&d.name)).or_insert(0) += 1;
+                *out.entry(cref_text(&d.name())).or_insert(0) += 1;
             }
         }
     }
@@ -97,7 +97,7 @@ fn literal_subscripts(dims: &[Subscript]) -> Option<Vec<usize>> {
 
 /// The name a declaration declares and whether it is an element of a scalarised array.
 pub(super) fn declared_name(c: &Component, d: &Declaration, groups: &HashMap<String, usize>) -> (String, bool) {
-    let base = cref_text(&d.name);
+    let base = cref_text(&d.name());
     let element = c.type_dims().is_empty()
         && literal_subscripts(&d.dims)
             .is_some_and(|subs| groups.get(&base).copied().unwrap_or(0) >= 2 || subs.iter().all(|&k| k == 1));
@@ -129,11 +129,11 @@ impl Declare<'_, '_, '_> {
         } else {
             Variability::Continuous
         };
-        let (resolved, type_dims) = match &c.type_spec {
+        let (resolved, type_dims) = match &*c.type_spec() {
             TypeSpec::Name(n) => self.classes.resolve(n.text.as_str()),
             TypeSpec::Enumeration(_) => (Resolved::Builtin(Type::Enumeration), Vec::new()),
         };
-        for d in c.declarations.iter() {
+        for d in c.declarations() {
             let (name, element) = declared_name(c, d, groups);
             let mut dims: Vec<&Subscript> = Vec::new();
             if !element {
@@ -141,7 +141,7 @@ impl Declare<'_, '_, '_> {
             }
             dims.extend(c.type_dims().iter());
             dims.extend(type_dims.iter().copied());
-            self.add(&name, resolved, &dims, variability, d.span, 0)?;
+            self.add(&name, resolved, &dims, variability, d.span(), 0)?;
         }
         Ok(())
     }
@@ -203,12 +203,12 @@ impl Declare<'_, '_, '_> {
                         } else {
                             variability
                         };
-                        let (r, tdims) = match &f.type_spec {
+                        let (r, tdims) = match &*f.type_spec() {
                             TypeSpec::Name(n) => self.classes.resolve(n.text.as_str()),
                             TypeSpec::Enumeration(_) => (Resolved::Builtin(Type::Enumeration), Vec::new()),
                         };
-                        for fd in f.declarations.iter() {
-                            let field = format!("{name}.{}", cref_text(&fd.name));
+                        for fd in f.declarations() {
+                            let field = format!("{name}.{}", cref_text(&fd.name()));
                             let mut d: Vec<&Subscript> = fd.dims.iter().collect();
                             d.extend(f.type_dims().iter());
                             d.extend(tdims.iter().copied());

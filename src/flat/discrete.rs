@@ -110,7 +110,7 @@ fn defined_inputs(m: &mut FlatModel, comp: &Composition) {
             let EquationKind::Simple { lhs, .. } = &eq.kind else { continue };
             let Some(k) = ref_name(lhs).and_then(|n| m.find(n.as_str())) else { continue };
             let v = &mut m.vars[k];
-            if v.ty == Type::Real && v.variability == Variability::Input && v.span == eq.span {
+            if v.ty == Type::Real && v.variability == Variability::Input && v.span == eq.span() {
                 v.variability = Variability::Continuous;
             }
         }
@@ -171,7 +171,7 @@ fn clocked(m: &mut FlatModel, env: &Env, comp: &Composition) -> Vec<VarIndex> {
     let mut spans = Vec::new();
     for (eq, seed, vars) in &units {
         if *seed || vars.iter().any(|&v| clocked_roots.contains(&find(&mut parent, v))) {
-            spans.push(eq.span);
+            spans.push(eq.span());
         }
     }
     m.clocked.extend(spans);

@@ -289,10 +289,10 @@ impl Reader<'_, '_, '_> {
             let ClassPart::Elements { elements, .. } = part else { continue };
             for e in elements {
                 let Element::Component(c) = e else { continue };
-                for d in c.declarations.iter() {
+                for d in c.declarations() {
                     let fixed = d.modification.as_ref().and_then(|m| m.class_mod.as_ref()).is_some_and(sets_fixed);
                     if c.has(Prefix::Input) || fixed {
-                        spans.insert(d.span);
+                        spans.insert(d.span());
                     }
                 }
             }
@@ -326,7 +326,7 @@ impl Reader<'_, '_, '_> {
                 }
                 ClassPart::Equations { initial: false, equations, .. } => {
                     for eq in equations {
-                        if !self.m.clocked.contains(&eq.span) {
+                        if !self.m.clocked.contains(&eq.span()) {
                             units.extend(self.node(eq, TOP));
                         }
                     }

@@ -30,7 +30,7 @@ pub(super) fn call(x: &mut Expander, c: &Call) -> Res<Option<Val>> {
     let Some(func) = x.classes.function(f) else { return Ok(None) };
     let Some(output) = func.components().find(|c| c.has(Prefix::Output)) else { return Ok(None) };
     let record = type_name(output).and_then(|t| record_fields(x.classes, &qualified(x.classes, f, t)));
-    let array = !output.type_dims().is_empty() || output.declarations.iter().any(|d| !d.dims.is_empty());
+    let array = !output.type_dims().is_empty() || output.declarations().iter().any(|d| !d.dims.is_empty());
     if record.is_none() && !array {
         return Ok(None);
     }
@@ -45,7 +45,7 @@ pub(super) fn call(x: &mut Expander, c: &Call) -> Res<Option<Val>> {
         return opaque(x);
     }
     let Some(scope) = arguments(x, func, c)? else { return opaque(x) };
-    let out_name = output.declarations.first().map(|d| d.name.parts[0].ident.text.as_str().to_string());
+    let out_name = output.declarations().first().map(|d| d.ident().text.as_str().to_string());
     let body = statements(func);
     let value = match (body.as_slice(), &record) {
         ([], Some(fields)) if !array && fields.iter().all(|f| scope.contains_key(f)) => {
@@ -83,9 +83,9 @@ pub(super) fn with_record_arguments(x: &mut Expander, c: &Call) -> Res<Option<Ca
         .components()
         .filter(|c| c.has(Prefix::Input))
         .flat_map(|c| {
-            c.declarations.iter().map(move |d| {
-                (d.name.parts[0].ident.text.as_str(), type_name(c), c.type_dims().is_empty() && d.dims.is_empty())
-            })
+            c.declarations()
+                .iter()
+                .map(move |d| (d.ident().text.as_str(), type_name(c), c.type_dims().is_empty() && d.dims.is_empty()))
         })
         .collect();
     let mut changed = false;
@@ -180,7 +180,7 @@ fn constructor(classes: &Classes, ty: &str, v: &Val) -> Option<Expr> {
             let class = classes.get(ty)?;
             let types: HashMap<&str, &str> = class
                 .components()
-                .flat_map(|c| c.declarations.iter().map(move |d| (d.name.parts[0].ident.text.as_str(), type_name(c))))
+                .flat_map(|c| c.declarations().iter().map(move |d| (d.ident().text.as_str(), type_name(c))))
                 .filter_map(|(n, t)| Some((n, t?)))
                 .collect();
             let mut named = Vec::with_capacity(fields.len());
@@ -207,10 +207,10 @@ fn arguments(x: &mut Expander, func: &ClassDef, c: &Call) -> Res<Option<HashMap<
     let inputs: Vec<(&str, Option<&Expr>)> = func
         .components()
         .filter(|c| c.has(Prefix::Input))
-        .flat_map(|c| c.declarations.iter())
+        .flat_map(|c| c.declarations().iter())
         .map(|d| {
             let default = d.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| &v.expr);
-            (d.name.parts[0].ident.text.as_str(), default)
+            (d.ident().text.as_str(), default)
         })
         .collect();
     if positional.len() > inputs.len() {
@@ -241,7 +241,7 @@ pub(super) fn record_fields(classes: &Classes, name: &str) -> Option<Vec<String>
     let c = classes.get(name)?;
     let fields = match c.kind {
         ClassKind::Record | ClassKind::OperatorRecord => {
-            c.components().flat_map(|c| c.declarations.iter()).collect::<Vec<_>>()
+            c.components().flat_map(|c| c.declarations().iter()).collect::<Vec<_>>()
         }
         _ if classes.function(name).is_some() => {
             // omc writes the constructor's output type unqualified: `function A.B.R … output R res;`.
@@ -251,11 +251,11 @@ pub(super) fn record_fields(classes: &Classes, name: &str) -> Option<Vec<String>
             if out_type != name && last(out_type) != last(name) {
                 return None;
             }
-            c.components().filter(|c| c.has(Prefix::Input)).flat_map(|c| c.declarations.iter()).collect()
+            c.components().filter(|c| c.has(Prefix::Input)).flat_map(|c| c.declarations().iter()).collect()
         }
         _ => return None,
     };
-    Some(fields.iter().map(|d| d.name.parts[0].ident.text.as_str().to_string()).collect())
+    Some(fields.iter().map(|d| d.ident().text.as_str().to_string()).collect())
 }
 
 /// A type name as written inside the class `scope` (`Orientation` in `A.B.Orientation`'s
@@ -276,7 +276,7 @@ fn qualified(classes: &Classes, scope: &str, name: &str) -> String {
 }
 
 fn type_name(c: &Component) -> Option<&str> {
-    match &c.type_spec {
+    match &*c.type_spec() {
         TypeSpec::Name(n) => Some(n.text.as_str()),
         TypeSpec::Enumeration(_) => None,
     }

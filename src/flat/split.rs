@@ -93,16 +93,16 @@ pub(super) fn equations<'a>(
 }
 
 fn equation<'e>(x: &mut Expander, eq: &'e Equation) -> Result<Out<'e>, FlatError> {
-    if x.m.clocked.contains(&eq.span) {
+    if x.m.clocked.contains(&eq.span()) {
         return Ok(Out::passed(eq));
     }
     match &eq.kind {
         EquationKind::When { .. } => Ok(Out::passed(eq)),
         EquationKind::Connect(_) => {
-            Err(FlatError::new(eq.span, "unsupported construct `connect` (flatten the model first)"))
+            Err(FlatError::new(eq.span(), "unsupported construct `connect` (flatten the model first)"))
         }
         EquationKind::Call(c) if c.function.text.as_str() == "reinit" => {
-            Err(FlatError::new(eq.span, "`reinit` is only allowed inside a when-equation"))
+            Err(FlatError::new(eq.span(), "`reinit` is only allowed inside a when-equation"))
         }
         EquationKind::Call(_) => Ok(Out::passed(eq)),
         EquationKind::For { indices, body } => for_equation(x, eq, indices, body),
@@ -115,7 +115,7 @@ fn equation<'e>(x: &mut Expander, eq: &'e Equation) -> Result<Out<'e>, FlatError
 fn simple<'e>(x: &mut Expander, eq: &'e Equation, lhs: &Expr, rhs: &Expr) -> Result<Out<'e>, FlatError> {
     x.changed = false;
     x.opaque = None;
-    let refused = |why: String| FlatError::new(eq.span, format!("unsupported construct: {why}"));
+    let refused = |why: String| FlatError::new(eq.span(), format!("unsupported construct: {why}"));
     let l = x.value(lhs).map_err(refused)?;
     let r = x.value(rhs).map_err(refused)?;
     if l.is_opaque() || r.is_opaque() {
@@ -142,7 +142,7 @@ fn simple<'e>(x: &mut Expander, eq: &'e Equation, lhs: &Expr, rhs: &Expr) -> Res
     for (a, b) in pairs {
         let continuous = x.is_continuous(&a, &b);
         let label = if single { eq.label().cloned() } else { None };
-        let g = Equation::new(label, EquationKind::Simple { lhs: a, rhs: b }, None, eq.span);
+        let g = Equation::new(label, EquationKind::Simple { lhs: a, rhs: b }, None, eq.span());
         if continuous {
             out.rows.push(FlatEquation::Real { equation: Source::Generated(Box::new(g)) });
         } else {
@@ -228,10 +228,9 @@ fn if_equation<'e>(
         Some((r, p)) => (Some(r), Some(p)),
         None => (None, None),
     };
-    let rebuilt = |branches, else_branch| Equation {
-        kind: EquationKind::If { branches, else_branch },
-        notes: None,
-        span: eq.span,
+    let rebuilt = |branches, else_branch: Option<Vec<Equation>>| {
+        let else_branch = else_branch.map(Vec::into_boxed_slice);
+        Equation::new(None, EquationKind::If { branches, else_branch }, None, eq.span())
     };
     let equation = Source::Generated(Box::new(rebuilt(continuous, else_rows)));
     let mut out = Out { rows: vec![FlatEquation::Real { equation }], ..Out::default() };
@@ -273,7 +272,7 @@ fn unroll(
     let name = first.name.text.as_str();
     let values = first.range.as_ref().and_then(|r| x.range(r)).ok_or_else(|| {
         FlatError::new(
-            eq.span,
+            eq.span(),
             format!("unsupported construct: a for-equation whose range of `{name}` is not known statically"),
         )
     })?;

@@ -243,7 +243,7 @@ pub fn map_equation(eq: &Equation, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> 
         EquationKind::Simple { lhs, rhs } => EquationKind::Simple { lhs: map(lhs, f), rhs: map(rhs, f) },
         EquationKind::If { branches, else_branch } => EquationKind::If {
             branches: branches.iter().map(|(c, b)| (map(c, f), body(b, f))).collect(),
-            else_branch: else_branch.as_ref().map(|b| body(b, f)),
+            else_branch: else_branch.as_ref().map(|b| body(b, f).into()),
         },
         EquationKind::For { indices, body: b } => EquationKind::For {
             indices: indices
@@ -260,5 +260,5 @@ pub fn map_equation(eq: &Equation, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> 
             EquationKind::Call(Box::new(Call { function: c.function.clone(), args: map_args(&c.args, f) }))
         }
     };
-    Equation { kind, notes: eq.notes.clone(), span: eq.span }
+    eq.with_kind(kind)
 }

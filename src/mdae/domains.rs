@@ -71,9 +71,9 @@ pub(super) fn infer(comp: &Composition, names: &Names) -> BTreeMap<String, Vec<D
             ClassPart::Elements { elements, .. } => {
                 for el in elements {
                     let Element::Component(c) = el else { continue };
-                    for d in c.declarations.iter() {
+                    for d in c.declarations() {
                         let mut name = String::new();
-                        write_cref(&mut name, &d.name);
+                        write_cref(&mut name, &d.name());
                         if !is_candidate(&name) {
                             continue;
                         }

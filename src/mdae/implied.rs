@@ -36,7 +36,7 @@ impl Lowering<'_, '_> {
                 inv = Cond::or(inv, iff);
             }
             if inv != Cond::True {
-                self.out.invariants.push(Invariant { cond: inv, span: eq.span });
+                self.out.invariants.push(Invariant { cond: inv, span: eq.span() });
             }
         }
     }

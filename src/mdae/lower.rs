@@ -205,10 +205,10 @@ fn lower_equations<'d>(
     l.out.incidence.reserve(equations.len(), l.unknowns as usize);
     for fe in consumed(equations) {
         let start = match &fe {
-            FlatEquation::Real { equation } => equation.span.start,
+            FlatEquation::Real { equation } => equation.span().start,
             FlatEquation::Block(b) => b.span.start,
         };
-        while let Some(p) = passed.next_if(|p| p.span.start < start) {
+        while let Some(p) = passed.next_if(|p| p.span().start < start) {
             l.passed(p)?;
         }
         match fe {
@@ -304,7 +304,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             if let Some(cond) = positional.first() {
                 if self.only_mode_variables(cond) {
                     let cond = self.cond(cond)?;
-                    self.out.invariants.push(Invariant { cond, span: eq.span });
+                    self.out.invariants.push(Invariant { cond, span: eq.span() });
                 }
             }
         }
@@ -385,7 +385,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 EquationKind::Simple { .. } | EquationKind::If { .. } => out.extend(self.residuals(eq)?),
                 _ => {
                     return Err(LowerError::new(
-                        eq.span,
+                        eq.span(),
                         "unsupported construct inside a multimode if-equation (only real equations can be paired)",
                     ));
                 }
@@ -402,9 +402,9 @@ impl<'a, 'd> Lowering<'a, 'd> {
     ) -> Result<Vec<Residual<'r>>, LowerError> {
         let Some(n) = arms.first().map(|(_, rs)| rs.len()) else { return Ok(Vec::new()) };
         if let Some((_, rs)) = arms.iter().find(|(_, rs)| rs.len() != n) {
-            let (l, _) = self.file.line_col(eq.span.start as usize);
+            let (l, _) = self.file.line_col(eq.span().start as usize);
             return Err(LowerError::new(
-                eq.span,
+                eq.span(),
                 format!(
                     "the if-equation at line {l} has branches with different numbers of real equations ({n} and {}); \
                      a multimode equation needs the same count in every branch",
@@ -453,7 +453,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             self.incidence(rr, g, 0, &mut entries)?;
         }
         merge(&mut entries);
-        let (line, _) = self.file.line_col(r.first.span.start as usize);
+        let (line, _) = self.file.line_col(r.first.span().start as usize);
         let label = match r.first.label() {
             Some(label) => Label::Written(label.text),
             None => self.fresh_id(line as u32),
@@ -469,7 +469,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 arms.iter().map(|&(ref g, l, rr)| Arm { when: g.clone(), lhs: side(l), rhs: side(rr) }).collect(),
             )),
         };
-        let e = self.out.push(label, line as u32, r.first.span, body, entries.drain(..));
+        let e = self.out.push(label, line as u32, r.first.span(), body, entries.drain(..));
         self.entries = entries;
         if !self.whole_reads.is_empty() {
             let mut vars = std::mem::take(&mut self.whole_reads);

@@ -72,7 +72,7 @@ pub(crate) fn consistency_checks(
         );
         let assert = call("assert", vec![test, Expr { kind: ExprKind::String(intern(&message)), span: Span::DUMMY }]);
         let ExprKind::Call(c) = assert.kind else { unreachable!("built as a call") };
-        let mut item = Item::new(Equation { kind: EquationKind::Call(c), notes: None, span: Span::DUMMY });
+        let mut item = Item::new(Equation::new(None, EquationKind::Call(c), None, Span::DUMMY));
         item.comment = Some(format!("{label} must hold in `{region}` (no restart computed for entering it)"));
         items.push(item);
     }

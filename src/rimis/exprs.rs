@@ -54,7 +54,7 @@ pub(crate) fn if_expr(branches: Vec<(Expr, Expr)>, else_value: Expr) -> Expr {
 }
 
 pub(crate) fn equation(kind: EquationKind) -> Equation {
-    Equation { kind, notes: None, span: Span::DUMMY }
+    Equation::new(None, kind, None, Span::DUMMY)
 }
 
 pub(crate) fn simple(lhs: Expr, rhs: Expr) -> Equation {

@@ -135,7 +135,7 @@ pub(crate) fn init_consistency(
                 let start = s.start.clone().unwrap_or_else(|| exprs::number("0.0"));
                 let kind = EquationKind::If {
                     branches: vec![(at_time_zero(&plan.expr(&entry.region), at_start), vec![entry.equation])],
-                    else_branch: Some(vec![simple(name(&s.name), start)]),
+                    else_branch: Some(Box::new([simple(name(&s.name), start)])),
                 };
                 let mut item = Item::new(exprs::equation(kind));
                 item.comment = Some(format!(

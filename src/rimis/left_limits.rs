@@ -121,12 +121,12 @@ fn on_left_limits(eq: &Equation, switches: &BTreeSet<&str>, in_when: bool) -> Eq
         EquationKind::Simple { lhs, rhs } => EquationKind::Simple { lhs: ll(lhs), rhs: ll(rhs) },
         EquationKind::If { branches, else_branch } => EquationKind::If {
             branches: branches.iter().map(|(c, b)| (ll(c), eqs(b, in_when))).collect(),
-            else_branch: else_branch.as_ref().map(|b| eqs(b, in_when)),
+            else_branch: else_branch.as_ref().map(|b| eqs(b, in_when).into()),
         },
         EquationKind::When { branches } => {
             EquationKind::When { branches: branches.iter().map(|(c, b)| (ll(c), eqs(b, true))).collect() }
         }
         other => other.clone(),
     };
-    Equation { kind, ..eq.clone() }
+    eq.with_kind(kind)
 }

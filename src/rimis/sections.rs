@@ -164,7 +164,7 @@ pub(crate) fn guarded(cond: Expr, eqs: Vec<(Expr, Expr)>, written: &[Expr]) -> E
     let matched = match_block(&eqs, written);
     let then: Vec<_> = eqs.into_iter().map(|(l, r)| simple(l, r)).collect();
     let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), number("0"))).collect();
-    exprs::equation(EquationKind::If { branches: vec![(cond, then)], else_branch: Some(els) })
+    exprs::equation(EquationKind::If { branches: vec![(cond, then)], else_branch: Some(els.into()) })
 }
 
 /// Is `e` affine in the written variables with coefficients free of every real

@@ -38,7 +38,7 @@ pub(crate) fn asserts(mdae: &Mdae, cdg: &Cdg) -> Vec<Item> {
                 call("assert", vec![test, Expr { kind: ExprKind::String(intern(&literal)), span: Span::DUMMY }]);
             let ExprKind::Call(c) = assert.kind else { unreachable!("built as a call") };
             let mut item =
-                Item::new(Equation { kind: EquationKind::Call(c), notes: None, span: Span::DUMMY });
+                Item::new(Equation::new(None, EquationKind::Call(c), None, Span::DUMMY));
             item.comment = Some(format!("structurally singular when {when}: the simulation must not enter it"));
             item
         })

@@ -9,8 +9,8 @@ use super::names::Namer;
 use crate::mdae::{Mdae, ModeId, ModeKind};
 use crate::syntax::Span;
 use crate::syntax::ast::{
-    ClassBody, ClassDef, ClassKind, ClassMod, ClassPart, Component, Declaration, Element, Equation, EquationKind, Expr,
-    ExprKind, Modification, Prefixes, StoredDefinition, TypeSpec,
+    ClassBody, ClassDef, ClassKind, ClassMod, ClassPart, Clause, Component, Declaration, Element, Equation,
+    EquationKind, Expr, ExprKind, Modification, Prefixes, StoredDefinition, ThinList, TypeSpec,
 };
 use crate::syntax::ast::{Comment, ComponentRef, Ident, RefPart, text};
 use crate::syntax::printer::write_cref;
@@ -107,7 +107,7 @@ impl<'a> Source<'a> {
             let mut index = FxHashMap::default();
             for (e, element) in self.elements.iter().enumerate() {
                 if let Element::Component(c) = element {
-                    for (k, d) in c.declarations.iter().enumerate() {
+                    for (k, d) in c.declarations().iter().enumerate() {
                         index.entry(declared_name(d)).or_insert((e, k));
                     }
                 }
@@ -116,7 +116,7 @@ impl<'a> Source<'a> {
         });
         let &(e, k) = index.get(var)?;
         match &self.elements[e] {
-            Element::Component(c) => c.declarations.get(k),
+            Element::Component(c) => c.declarations().get(k),
             _ => None,
         }
     }
@@ -139,8 +139,7 @@ impl<'a> Source<'a> {
         let mut out = self.elements.clone();
         for e in &mut out {
             let Element::Component(c) = e else { continue };
-            let mut decls = c.declarations.to_vec();
-            for d in &mut decls {
+            for d in c.declarations_mut() {
                 if !names.is_empty() && names.contains(declared_name(d).as_str()) {
                     if let Some(p) = d.parts_mut() {
                         p.modification = without(p.modification.take(), "fixed");
@@ -148,7 +147,6 @@ impl<'a> Source<'a> {
                     }
                 }
             }
-            c.declarations = decls.into();
         }
         out
     }
@@ -179,19 +177,19 @@ impl<'a> Source<'a> {
         let ident = Ident { text: text(n), span: Span::DUMMY };
         let decl = Declaration::new(
             ComponentRef { parts: vec![RefPart { ident, subscripts: Default::default() }].into(), span: Span::DUMMY },
-            Box::new([]),
+            ThinList::default(),
             modification,
             None,
             Comment::default(),
             Span::DUMMY,
         );
-        Element::Component(Component {
+        Element::Component(Component::new(Clause {
             prefixes: Prefixes::new(),
             type_spec: TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
             type_parts: None,
             declarations: vec![decl].into(),
             span: Span::DUMMY,
-        })
+        }))
     }
 }
 
@@ -340,7 +338,7 @@ fn without(m: Option<Box<Modification>>, arg: &str) -> Option<Box<Modification>>
 /// The name a declaration is found by: its name, with its subscripts when it has some
 /// (omc's scalarised `Real 'x'[1];` is the scalar `'x'[1]`).
 fn declared_name(d: &Declaration) -> String {
-    let mut name = cref_text(&d.name);
+    let mut name = cref_text(&d.name());
     if !d.dims.is_empty() {
         crate::syntax::printer::expr::write_subscripts(&mut name, &d.dims);
     }

@@ -13,8 +13,9 @@
 //! usually one item are [`SmallList`]s (a clause's declarations, a call's positional
 //! arguments, a reference's parts); other lists are exact-length `Box<[T]>`; what is
 //! rare there is boxed ([`Element::Extends`], [`Element::Import`],
-//! [`TypeSpec::Enumeration`], [`ModArgRest`], [`DeclarationParts`]); text is interned
-//! ([`Text`], 8 bytes).
+//! [`TypeSpec::Enumeration`], [`ModArgRest`], [`DeclarationParts`], an equation's
+//! label, description and a span that is not its sides'); the common component clause
+//! is 32 bytes (`syntax::component`); text is interned ([`Text`], 8 bytes).
 //! Node sizes are pinned by a test in `tests/parser.rs`.
 
 pub use super::small_list::{SmallList, ThinList};
@@ -317,6 +318,8 @@ pub struct ExternalCall {
     pub args: Vec<Expr>,
 }
 
+/// One element of a class (32 bytes: a [`Component`], whose predefined type leaves a
+/// niche for the other variants).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Element {
     Component(Component),
@@ -349,51 +352,7 @@ pub struct Import {
     pub span: Span,
 }
 
-/// A component clause: prefixes, a type and one or more declarations.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Component {
-    pub prefixes: Prefixes,
-    pub type_spec: TypeSpec,
-    /// What is written on the type besides its name, boxed (a flat model's 10^5 `Real x;`
-    /// have none: `None`, 8 bytes): [`Component::type_mod`], [`Component::type_dims`].
-    pub type_parts: Option<Box<TypeParts>>,
-    /// Almost always one (`Real x, y;` is rare in flat models): stored inline then.
-    pub declarations: SmallList<Declaration>,
-    pub span: Span,
-}
-
-/// The parts of a [`Component`]'s type besides its name (rare in flat models).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct TypeParts {
-    /// A modification on the type, as omc prints record-constructor inputs:
-    /// `input Real(unit = "rad/s")[3] w;` (not standard Modelica; kept as printed).
-    pub modification: Option<ClassMod>,
-    /// Dimensions written on the type: `Real[3] x`.
-    pub dims: Box<[Subscript]>,
-}
-
-impl TypeParts {
-    /// The parts, boxed; `None` when both are absent.
-    pub fn boxed(modification: Option<ClassMod>, dims: Box<[Subscript]>) -> Option<Box<TypeParts>> {
-        (modification.is_some() || !dims.is_empty()).then(|| Box::new(TypeParts { modification, dims }))
-    }
-}
-
-impl Component {
-    pub fn has(&self, p: Prefix) -> bool {
-        self.prefixes.contains(&p)
-    }
-
-    /// The modification written on the type, if any.
-    pub fn type_mod(&self) -> Option<&ClassMod> {
-        self.type_parts.as_ref().and_then(|t| t.modification.as_ref())
-    }
-
-    /// The dimensions written on the type (usually none).
-    pub fn type_dims(&self) -> &[Subscript] {
-        self.type_parts.as_ref().map_or(&[], |t| &t.dims)
-    }
-}
+pub use super::component::{Clause, Component, Declaration, DeclarationParts, Predefined, TypeParts};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeSpec {
@@ -410,77 +369,6 @@ pub struct InlineEnumeration {
     pub literals: Vec<EnumLiteral>,
     pub colon: bool,
     pub span: Span,
-}
-
-/// One declared name: `x[3](start = 1) = 2 if c "description" annotation(…)`.
-/// omc declares flattened names such as `rc.r[1].v`: `name` is that reference
-/// without its trailing subscripts, which are the array dimensions `dims`.
-///
-/// A flat model declares 10^5 plain `Real x;`: the other parts ([`DeclarationParts`]) are
-/// boxed, and absent when all are empty (56 bytes instead of 104, issue 15). They read
-/// as fields through `Deref` (`decl.dims`, `decl.modification`, …); build with
-/// [`Declaration::new`], change with [`Declaration::parts_mut`].
-#[derive(Clone, Debug)]
-pub struct Declaration {
-    pub name: ComponentRef,
-    parts: Option<Box<DeclarationParts>>,
-    pub span: Span,
-}
-
-/// The parts of a [`Declaration`] besides its name.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DeclarationParts {
-    pub dims: Box<[Subscript]>,
-    pub modification: Option<Box<Modification>>,
-    pub condition: Option<Box<Expr>>,
-    pub comment: Comment,
-}
-
-impl DeclarationParts {
-    fn is_empty(&self) -> bool {
-        self.dims.is_empty() && self.modification.is_none() && self.condition.is_none() && self.comment.is_empty()
-    }
-}
-
-static NO_PARTS: std::sync::LazyLock<DeclarationParts> = std::sync::LazyLock::new(DeclarationParts::default);
-
-impl Declaration {
-    pub fn new(
-        name: ComponentRef,
-        dims: Box<[Subscript]>,
-        modification: Option<Box<Modification>>,
-        condition: Option<Box<Expr>>,
-        comment: Comment,
-        span: Span,
-    ) -> Declaration {
-        let parts = DeclarationParts { dims, modification, condition, comment };
-        Declaration { name, parts: (!parts.is_empty()).then(|| Box::new(parts)), span }
-    }
-
-    /// The parts to change, or `None` when all are absent (nothing to change in place).
-    pub fn parts_mut(&mut self) -> Option<&mut DeclarationParts> {
-        self.parts.as_deref_mut()
-    }
-
-    /// Drops the boxed parts if a change left them all empty.
-    pub fn shrink(&mut self) {
-        if self.parts.as_ref().is_some_and(|p| p.is_empty()) {
-            self.parts = None;
-        }
-    }
-}
-
-impl std::ops::Deref for Declaration {
-    type Target = DeclarationParts;
-    fn deref(&self) -> &DeclarationParts {
-        self.parts.as_deref().unwrap_or(&NO_PARTS)
-    }
-}
-
-impl PartialEq for Declaration {
-    fn eq(&self, other: &Declaration) -> bool {
-        self.name == other.name && **self == **other && self.span == other.span
-    }
 }
 
 /// `(class modification) = value` or `:= value`.
@@ -575,38 +463,128 @@ pub struct ForIndex {
     pub range: Option<Expr>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// An equation: its kind, and its label, description and span.
+///
+/// A flat model has 10^5 `lhs = rhs;` (issue 15): such an equation without label or
+/// description whose span runs from its left side's start to its right side's end is its
+/// kind alone (56 bytes). Otherwise the span is boxed (`EquationNotes`, 16 bytes: a
+/// right side that ends in a parenthesis, `q = g*(a - b);`, or another kind of equation),
+/// and the label and the description in a box of their own (rarer still). Built by
+/// [`Equation::new`], read by [`Equation::label`], [`Equation::comment`] and
+/// [`Equation::span`]. Changing the sides' spans in place moves the span of a simple
+/// equation without notes with them (the walks of `syntax::visit` change all spans
+/// together and then set the equation's with [`Equation::set_span`]).
+#[derive(Clone)]
 pub struct Equation {
     pub kind: EquationKind,
-    /// The label and the description, boxed together and only when one is written (most
-    /// equations have neither; a model has 10^5 equations: issue 15). Built by
-    /// [`Equation::new`], read by [`Equation::label`] and [`Equation::comment`].
-    pub notes: Option<Box<EquationNotes>>,
-    pub span: Span,
+    notes: Option<Box<EquationNotes>>,
 }
 
-/// An equation's label comment and description.
+/// An equation's span, when it is not its sides', and its label and description.
 #[derive(Clone, Debug, PartialEq)]
-pub struct EquationNotes {
-    /// The papers' label comment `/* e1: */` written just before the equation.
-    pub label: Option<Ident>,
-    pub comment: Option<Comment>,
+struct EquationNotes {
+    span: Span,
+    written: Option<Box<LabelAndComment>>,
+}
+
+/// The papers' label comment `/* e1: */` written just before an equation, and its
+/// description.
+#[derive(Clone, Debug, PartialEq)]
+struct LabelAndComment {
+    label: Option<Ident>,
+    comment: Option<Comment>,
+}
+
+/// The span of a simple equation's sides, from the left's start to the right's end.
+fn sides_span(kind: &EquationKind) -> Option<Span> {
+    match kind {
+        EquationKind::Simple { lhs, rhs } => Some(Span { start: lhs.span.start, end: rhs.span.end }),
+        _ => None,
+    }
 }
 
 impl Equation {
-    /// The equation `kind` with its `label` and `comment` (no box when both are absent).
+    /// The equation `kind` with its `label`, `comment` and `span` (nothing boxed when the
+    /// span is its sides' and neither label nor comment is written).
     pub fn new(label: Option<Ident>, kind: EquationKind, comment: Option<Comment>, span: Span) -> Equation {
-        let notes = (label.is_some() || comment.is_some()).then(|| Box::new(EquationNotes { label, comment }));
-        Equation { kind, notes, span }
+        let written = (label.is_some() || comment.is_some()).then(|| Box::new(LabelAndComment { label, comment }));
+        Equation::with_notes(kind, span, written)
+    }
+
+    fn with_notes(kind: EquationKind, span: Span, written: Option<Box<LabelAndComment>>) -> Equation {
+        let notes =
+            (written.is_some() || sides_span(&kind) != Some(span)).then(|| Box::new(EquationNotes { span, written }));
+        Equation { kind, notes }
+    }
+
+    /// An equation of kind `kind` with this one's label, description and span.
+    pub fn with_kind(&self, kind: EquationKind) -> Equation {
+        let written = self.notes.as_ref().and_then(|n| n.written.clone());
+        Equation::with_notes(kind, self.span(), written)
+    }
+
+    fn written(&self) -> Option<&LabelAndComment> {
+        self.notes.as_ref()?.written.as_deref()
+    }
+
+    fn written_mut(&mut self) -> Option<&mut LabelAndComment> {
+        self.notes.as_mut()?.written.as_deref_mut()
     }
 
     /// The papers' label comment `/* e1: */` written just before the equation.
     pub fn label(&self) -> Option<&Ident> {
-        self.notes.as_ref()?.label.as_ref()
+        self.written()?.label.as_ref()
+    }
+
+    pub fn label_mut(&mut self) -> Option<&mut Ident> {
+        self.written_mut()?.label.as_mut()
     }
 
     pub fn comment(&self) -> Option<&Comment> {
-        self.notes.as_ref()?.comment.as_ref()
+        self.written()?.comment.as_ref()
+    }
+
+    pub fn comment_mut(&mut self) -> Option<&mut Comment> {
+        self.written_mut()?.comment.as_mut()
+    }
+
+    /// The equation's text without the closing `;`.
+    pub fn span(&self) -> Span {
+        match &self.notes {
+            Some(n) => n.span,
+            None => sides_span(&self.kind).unwrap_or(Span::DUMMY),
+        }
+    }
+
+    /// Sets the span (boxed only when it is not the sides').
+    pub fn set_span(&mut self, span: Span) {
+        let derived = sides_span(&self.kind) == Some(span);
+        match &mut self.notes {
+            Some(n) if derived && n.written.is_none() => self.notes = None,
+            Some(n) => n.span = span,
+            None if derived => {}
+            None => self.notes = Some(Box::new(EquationNotes { span, written: None })),
+        }
+    }
+}
+
+impl PartialEq for Equation {
+    fn eq(&self, other: &Equation) -> bool {
+        self.kind == other.kind
+            && self.label() == other.label()
+            && self.comment() == other.comment()
+            && self.span() == other.span()
+    }
+}
+
+impl std::fmt::Debug for Equation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Equation")
+            .field("kind", &self.kind)
+            .field("label", &self.label())
+            .field("comment", &self.comment())
+            .field("span", &self.span())
+            .finish()
     }
 }
 
@@ -617,12 +595,14 @@ pub enum EquationKind {
         lhs: Expr,
         rhs: Expr,
     },
+    /// (`else_branch` and `indices` are boxed slices, not vectors: they fit beside a simple
+    /// equation's sides, so that an [`EquationKind`] is 48 bytes)
     If {
         branches: Vec<(Expr, Vec<Equation>)>,
-        else_branch: Option<Vec<Equation>>,
+        else_branch: Option<Box<[Equation]>>,
     },
     For {
-        indices: Vec<ForIndex>,
+        indices: Box<[ForIndex]>,
         body: Vec<Equation>,
     },
     /// `when c1 then … elsewhen c2 then … end when;`
@@ -884,5 +864,23 @@ impl Expr {
             ExprKind::Binary(op, _) => op.prec(),
             _ => Prec::Primary,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::component::tests::SRC;
+
+    #[test]
+    fn an_equation_keeps_its_span() {
+        let ast = crate::syntax::parse(SRC).expect("parses");
+        let ClassBody::Long(comp) = &ast.classes[0].body else { panic!() };
+        let ClassPart::Equations { equations, .. } = &comp.parts[1] else { panic!() };
+        let written: Vec<&str> = equations.iter().map(|e| &SRC[e.span().range()]).collect();
+        assert_eq!(written, ["x = (p)", "(x) = p", "y = 2*(x + 1)", "z = x \"d\"", "w = {x, y}"]);
+        let boxed: Vec<bool> = equations.iter().map(|e| e.notes.is_some()).collect();
+        assert_eq!(boxed, [true, true, true, true, false]);
+        assert_eq!(equations[3].label().map(|l| l.text.as_str()), Some("e4"));
     }
 }

@@ -7,24 +7,24 @@
 //! never freed.
 //!
 //! Why our own table (it replaced `ustr`): a flat model repeats long dotted names many
-//! times, but its distinct names still number in the hundreds of thousands, and the
-//! table must stay proportional to them. `ustr` starts with 2^20 slots of 8 bytes
-//! (8 MiB, all touched once names are spread over them) and a 16-byte header per
-//! string; here a string costs its bytes plus a 4-byte length, and the table grows
-//! with the number of distinct strings (the parse bench: ≈ 7 MiB less on the generated
-//! 11 MiB model).
+//! times, but its distinct names and numbers still number in the hundreds of thousands
+//! (issue 15: 2·10^5 for a chain of 10^5 equations), and the table must stay proportional
+//! to them. A string costs its bytes and a one-byte length (five bytes from 255 bytes on),
+//! packed in leaked 64 KiB chunks; the table holds each string's place as a 4-byte id
+//! (its chunk and offset), hashed by the string (hashbrown's table: 5 bytes a slot, where
+//! a set of handles takes 9).
 
+use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use std::borrow::Borrow;
-use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::ptr::NonNull;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-/// An interned string: a thin pointer to its length (`u32`) followed by its bytes.
-/// Derefs to `&str`; equality is identity.
+/// An interned string: a thin pointer to its length (one byte, or the byte 255 and a
+/// `u32`) followed by its bytes. Derefs to `&str`; equality is identity.
 #[derive(Clone, Copy)]
-pub struct Text(NonNull<u32>);
+pub struct Text(NonNull<u8>);
 
 // SAFETY: a `Text` points to immutable bytes that live for the rest of the process.
 unsafe impl Send for Text {}
@@ -35,13 +35,19 @@ pub fn text(s: &str) -> Text {
     TABLE.lock().unwrap_or_else(PoisonError::into_inner).intern(s)
 }
 
+/// A length from this byte on is written as the byte and a `u32`.
+const LONG: u8 = u8::MAX;
+
 impl Text {
     pub fn as_str(&self) -> &'static str {
-        // SAFETY: `Table::store` wrote the length and then that many bytes of a `str`,
-        // and never frees or changes them.
+        let p = self.0.as_ptr();
+        // SAFETY: `Table::store` wrote the length (one byte, or `LONG` and a `u32`) and then
+        // that many bytes of a `str`, and never frees or changes them.
         unsafe {
-            let len = *self.0.as_ptr() as usize;
-            let bytes = self.0.as_ptr().add(1).cast::<u8>();
+            let (len, bytes) = match *p {
+                LONG => (p.add(1).cast::<u32>().read_unaligned() as usize, p.add(5)),
+                len => (len as usize, p.add(1)),
+            };
             std::str::from_utf8_unchecked(std::slice::from_raw_parts(bytes, len))
         }
     }
@@ -49,65 +55,79 @@ impl Text {
 
 static TABLE: LazyLock<Mutex<Table>> = LazyLock::new(|| Mutex::new(Table::default()));
 
-/// Words (`u32`) per storage chunk: 64 KiB.
-const CHUNK_WORDS: usize = 1 << 14;
+/// Bytes per storage chunk; a string's id is its chunk's index times this plus its offset.
+const CHUNK: usize = 1 << 16;
 
-/// The set of interned strings and the chunk they are stored in.
+/// The interned strings: where they are stored, and a hash table of their ids.
+#[derive(Default)]
 struct Table {
-    set: HashSet<Text, FxBuildHasher>,
-    /// The unused end of the current chunk.
-    free: *mut u32,
+    /// Ids (`chunk << 16 | offset`), hashed by their string.
+    set: HashTable<u32>,
+    /// The start of each chunk: shared chunks of [`CHUNK`] bytes for short strings, one of
+    /// its own for a string longer than a quarter chunk.
+    chunks: Vec<NonNull<u8>>,
+    /// The shared chunk short strings go to, and the bytes left at its end.
+    current: usize,
     left: usize,
 }
 
-// SAFETY: `free` points into a leaked chunk only this table writes to.
+// SAFETY: the chunks are leaked allocations only this table writes to.
 unsafe impl Send for Table {}
-
-impl Default for Table {
-    fn default() -> Table {
-        Table { set: HashSet::default(), free: std::ptr::null_mut(), left: 0 }
-    }
-}
 
 impl Table {
     fn intern(&mut self, s: &str) -> Text {
-        if let Some(&t) = self.set.get(s) {
-            return t;
+        let hash = FxBuildHasher.hash_one(s);
+        if let Some(&id) = self.set.find(hash, |&id| text_at(&self.chunks, id).as_str() == s) {
+            return text_at(&self.chunks, id);
         }
-        let t = self.store(s);
-        self.set.insert(t);
-        t
+        let id = self.store(s);
+        let chunks = &self.chunks;
+        self.set.insert_unique(hash, id, |&id| FxBuildHasher.hash_one(text_at(chunks, id).as_str()));
+        text_at(&self.chunks, id)
     }
 
-    /// Copies `s` (length first) into leaked storage.
-    fn store(&mut self, s: &str) -> Text {
+    /// Copies `s` (length first) into leaked storage; its id.
+    fn store(&mut self, s: &str) -> u32 {
         let len = u32::try_from(s.len()).expect("interned text is shorter than 4 GiB");
-        let words = 1 + s.len().div_ceil(4);
-        let at = if words > CHUNK_WORDS / 4 {
-            leak_words(words)
+        let head = if len < u32::from(LONG) { 1 } else { 5 };
+        let size = head + s.len();
+        let (chunk, offset) = if size > CHUNK / 4 {
+            self.chunks.push(leak(size));
+            (self.chunks.len() - 1, 0)
         } else {
-            if words > self.left {
-                self.free = leak_words(CHUNK_WORDS);
-                self.left = CHUNK_WORDS;
+            if size > self.left {
+                self.chunks.push(leak(CHUNK));
+                (self.current, self.left) = (self.chunks.len() - 1, CHUNK);
             }
-            let at = self.free;
-            // SAFETY: `words <= left`, so this stays inside the chunk.
-            self.free = unsafe { at.add(words) };
-            self.left -= words;
-            at
+            self.left -= size;
+            (self.current, CHUNK - self.left - size)
         };
-        // SAFETY: `at` has room for `words` words: the length, then `s.len()` bytes.
+        let id = u32::try_from(chunk << 16 | offset).expect("interned text fits in 2^16 chunks of 64 KiB");
+        // SAFETY: the chunk has `size` bytes free at `offset`: the length, then the bytes.
         unsafe {
-            at.write(len);
-            std::ptr::copy_nonoverlapping(s.as_ptr(), at.add(1).cast::<u8>(), s.len());
-            Text(NonNull::new_unchecked(at))
+            let at = self.chunks[chunk].as_ptr().add(offset);
+            if head == 1 {
+                at.write(len as u8);
+            } else {
+                at.write(LONG);
+                at.add(1).cast::<u32>().write_unaligned(len);
+            }
+            std::ptr::copy_nonoverlapping(s.as_ptr(), at.add(head), s.len());
         }
+        id
     }
 }
 
-/// A zeroed allocation of `n` words that is never freed.
-fn leak_words(n: usize) -> *mut u32 {
-    Box::leak(vec![0u32; n].into_boxed_slice()).as_mut_ptr()
+/// The string of id `id`.
+fn text_at(chunks: &[NonNull<u8>], id: u32) -> Text {
+    let (chunk, offset) = ((id >> 16) as usize, (id & 0xffff) as usize);
+    // SAFETY: `Table::store` made `id` from a chunk's index and an offset inside it.
+    Text(unsafe { chunks[chunk].add(offset) })
+}
+
+/// A zeroed allocation of `n` bytes that is never freed.
+fn leak(n: usize) -> NonNull<u8> {
+    NonNull::from(Box::leak(vec![0u8; n].into_boxed_slice())).cast()
 }
 
 impl std::ops::Deref for Text {
@@ -230,6 +250,7 @@ impl std::fmt::Debug for Text {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     #[test]
     fn equal_strings_share_one_handle() {
@@ -239,9 +260,25 @@ mod tests {
         assert_eq!(a, "a.b.c");
         assert_ne!(a, text("a.b"));
         assert_eq!(text("").as_str(), "");
-        let long = "x".repeat(CHUNK_WORDS * 2);
+        let long = "x".repeat(CHUNK * 2);
         assert_eq!(text(&long).as_str(), long);
         assert_eq!(text("é'q'").as_str(), "é'q'");
+    }
+
+    #[test]
+    fn lengths_and_chunks() {
+        // Around the one-byte length, a quarter chunk (stored alone) and many chunks.
+        for n in [0, 1, 254, 255, 256, CHUNK / 4 - 1, CHUNK / 4, CHUNK / 4 + 1, CHUNK] {
+            let s = "y".repeat(n);
+            assert_eq!(text(&s).as_str(), s);
+            assert_eq!(text(&s), text(&s.clone()));
+        }
+        let many: Vec<String> = (0..50_000).map(|k| format!("intern_test_{k}")).collect();
+        let texts: Vec<Text> = many.iter().map(|s| text(s)).collect();
+        for (s, t) in many.iter().zip(&texts) {
+            assert_eq!(t.as_str(), s);
+            assert_eq!(text(s), *t);
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod component;
 pub mod error;
 pub mod intern;
 pub mod parser;

@@ -171,7 +171,7 @@ fn part(p: &mut ClassPart, f: F) {
 
 fn element(e: &mut Element, f: F) {
     match e {
-        Element::Component(c) => {
+        Element::Component(c) => c.edit(|c| {
             f.span(&mut c.span);
             match &mut c.type_spec {
                 TypeSpec::Name(n) => {
@@ -190,8 +190,10 @@ fn element(e: &mut Element, f: F) {
                 subs(&mut t.dims, f);
             }
             for d in &mut c.declarations {
-                f.span(&mut d.span);
-                cref(&mut d.name, f);
+                d.edit_name(|name, span| {
+                    f.span(span);
+                    cref(name, f);
+                });
                 let Some(d) = d.parts_mut() else { continue };
                 subs(&mut d.dims, f);
                 if let Some(m) = &mut d.modification {
@@ -202,7 +204,7 @@ fn element(e: &mut Element, f: F) {
                 }
                 comment(&mut d.comment, f);
             }
-        }
+        }),
         Element::Class(c) => class(c, f),
         Element::Extends(x) => {
             f.span(&mut x.span);
@@ -266,8 +268,9 @@ fn comment(c: &mut Comment, f: F) {
 }
 
 fn equation(e: &mut Equation, f: F) {
-    f.span(&mut e.span);
-    if let Some(l) = e.notes.as_mut().and_then(|n| n.label.as_mut()) {
+    let mut span = e.span();
+    f.span(&mut span);
+    if let Some(l) = e.label_mut() {
         f.span(&mut l.span);
     }
     match &mut e.kind {
@@ -295,9 +298,10 @@ fn equation(e: &mut Equation, f: F) {
         EquationKind::Connect(ab) => ab.iter_mut().for_each(|r| cref(r, f)),
         EquationKind::Call(c) => call(c, f),
     }
-    if let Some(c) = e.notes.as_mut().and_then(|n| n.comment.as_mut()) {
+    if let Some(c) = e.comment_mut() {
         comment(c, f);
     }
+    e.set_span(span);
 }
 
 fn statement(s: &mut Statement, f: F) {

@@ -255,7 +255,7 @@ impl Builder<'_, '_> {
             let decl = self.typer.scope.decls[d].decl;
             if fixed_attribute(decl) == Some(true) {
                 let value = attribute(decl, "start").and_then(constant).map(|v| ((d as u32, 0), v));
-                initial.push(Row { span: decl.span, origin: Origin::Fixed, occ: vec![(d as u32, 0)], value });
+                initial.push(Row { span: decl.span(), origin: Origin::Fixed, occ: vec![(d as u32, 0)], value });
             }
         }
         equations.shrink_to_fit();
@@ -269,16 +269,16 @@ impl Builder<'_, '_> {
             if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
                 continue;
             }
-            for d in c.declarations.iter() {
+            for d in c.declarations() {
                 let Some(value) = d.modification.as_ref().and_then(|m| m.value.as_ref()) else { continue };
-                if d.name.parts.len() != 1 || !d.name.parts[0].subscripts.is_empty() || !d.dims.is_empty() {
-                    if self.typer.scope.type_of(&c.type_spec) == Ty::Real {
+                if d.compound_name().is_some() || !d.dims.is_empty() {
+                    if self.typer.scope.type_of(&c.type_spec()) == Ty::Real {
                         return Err(Bail);
                     }
                     continue;
                 }
-                let lhs = Expr::new(ExprKind::Name(d.name.parts[0].ident.text), d.name.span);
-                if let Some(row) = self.simple(&lhs, &value.expr, d.span, Origin::Equation)? {
+                let lhs = Expr::new(ExprKind::Name(d.ident().text), d.name_span());
+                if let Some(row) = self.simple(&lhs, &value.expr, d.span(), Origin::Equation)? {
                     rows.push(row);
                 }
             }
@@ -299,7 +299,7 @@ impl Builder<'_, '_> {
 
     fn equation(&mut self, eq: &Equation, origin: Origin, rows: &mut Rows) -> Result<(), Bail> {
         if let EquationKind::Simple { lhs, rhs } = &eq.kind {
-            if let Some(row) = self.simple(lhs, rhs, eq.span, origin)? {
+            if let Some(row) = self.simple(lhs, rhs, eq.span(), origin)? {
                 rows.push(row);
             }
             return Ok(());
@@ -314,7 +314,7 @@ impl Builder<'_, '_> {
     fn rows(&mut self, eq: &Equation, origin: Origin, rows: &mut Vec<Row>) -> Result<(), Bail> {
         match &eq.kind {
             EquationKind::Simple { lhs, rhs } => {
-                if let Some(row) = self.simple(lhs, rhs, eq.span, origin)? {
+                if let Some(row) = self.simple(lhs, rhs, eq.span(), origin)? {
                     rows.push(row);
                 }
             }

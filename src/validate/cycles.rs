@@ -47,7 +47,7 @@ pub(super) fn check(scope: &Scope) -> Vec<Diagnostic> {
         if !cyclic {
             continue;
         }
-        scc.sort_by_key(|&n| scope.decls[graph[n]].decl.span.start);
+        scc.sort_by_key(|&n| scope.decls[graph[n]].decl.span().start);
         let decls: Vec<usize> = scc.iter().map(|&n| graph[n]).collect();
         let mut names: Vec<String> = decls.iter().take(SHOWN).map(|&d| format!("`{}`", scope.decls[d].key)).collect();
         if decls.len() > SHOWN {
@@ -56,14 +56,14 @@ pub(super) fn check(scope: &Scope) -> Vec<Diagnostic> {
         let first = &scope.decls[decls[0]];
         let mut diag = Diagnostic::error(
             Kind::Cycle,
-            first.decl.span,
+            first.decl.span(),
             format!("the bindings of {} depend on themselves", names.join(", ")),
         )
         .help("a parameter's value is computed from its binding before the simulation: break the cycle");
         for &d in decls.iter().take(SHOWN).skip(1) {
             let decl = &scope.decls[d];
             let value = decl.decl.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| expr_to_string(&v.expr));
-            diag = diag.with(decl.decl.span, format!("`{}` = {}", decl.key, value.unwrap_or_default()));
+            diag = diag.with(decl.decl.span(), format!("`{}` = {}", decl.key, value.unwrap_or_default()));
         }
         out.push(diag);
     }

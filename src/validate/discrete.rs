@@ -139,19 +139,19 @@ impl<'s, 'a> Discrete<'s, 'a> {
             if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
                 continue;
             }
-            for d in c.declarations.iter() {
+            for d in c.declarations() {
                 let Some(value) = d.modification.as_ref().and_then(|m| m.value.as_ref()) else { continue };
                 let lhs = Expr::new(
-                    match d.name.parts.len() == 1 && d.name.parts[0].subscripts.is_empty() && d.dims.is_empty() {
-                        true => ExprKind::Name(d.name.parts[0].ident.text),
+                    match d.compound_name().is_none() && d.dims.is_empty() {
+                        true => ExprKind::Name(d.ident().text),
                         false => {
                             self.taint_expr(&value.expr);
                             continue;
                         }
                     },
-                    d.name.span,
+                    d.name_span(),
                 );
-                if let Some(deq) = self.simple(&lhs, &value.expr, d.span) {
+                if let Some(deq) = self.simple(&lhs, &value.expr, d.span()) {
                     self.eqs.push(deq);
                 }
             }
@@ -177,7 +177,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
             EquationKind::Simple { lhs, .. } if matches!(lhs.kind, ExprKind::Tuple(_)) => {
                 let ExprKind::Tuple(items) = &lhs.kind else { return };
                 for t in items.iter().flatten() {
-                    self.define(t, Source::Tuple(eq.span));
+                    self.define(t, Source::Tuple(eq.span()));
                 }
             }
             EquationKind::If { branches, else_branch } => {
@@ -218,7 +218,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
     fn equations_of(&mut self, eq: &'a Equation) -> Vec<DEq> {
         match &eq.kind {
             EquationKind::Simple { lhs, .. } if matches!(lhs.kind, ExprKind::Tuple(_)) => Vec::new(),
-            EquationKind::Simple { lhs, rhs } => self.simple(lhs, rhs, eq.span).into_iter().collect(),
+            EquationKind::Simple { lhs, rhs } => self.simple(lhs, rhs, eq.span()).into_iter().collect(),
             EquationKind::If { branches, else_branch } => {
                 let mut arms: Vec<Vec<DEq>> = Vec::new();
                 for (_, body) in branches {
@@ -240,7 +240,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
                 // The k-th discrete equation of every branch make one equation.
                 (0..n)
                     .map(|k| DEq {
-                        span: arms.iter().map(|a| a[k].span).next().unwrap_or(eq.span),
+                        span: arms.iter().map(|a| a[k].span).next().unwrap_or(eq.span()),
                         vars: arms.iter().flat_map(|a| a[k].vars.iter().copied()).collect(),
                     })
                     .collect()
@@ -388,7 +388,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
                 out.push(
                     Diagnostic::warning(
                         Kind::Undefined,
-                        decl.decl.span,
+                        decl.decl.span(),
                         format!(
                             "no equation defines the {} `{}`: it is taken as a known input",
                             decl.ty.name(),

@@ -17,7 +17,7 @@ pub(super) fn declarations(scope: &Scope, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::error(
                     Kind::Builtin,
-                    d.decl.span,
+                    d.decl.span(),
                     "`time` is the built-in simulation time; it cannot be declared",
                 )
                 .help("rename the variable (Modelica 3.6 §3.6.7)"),
@@ -25,8 +25,8 @@ pub(super) fn declarations(scope: &Scope, out: &mut Vec<Diagnostic>) {
         }
         match first.get(d.key.as_str()) {
             Some(earlier) => out.push(
-                Diagnostic::error(Kind::Duplicate, d.decl.span, format!("`{}` is declared twice", d.key))
-                    .with(earlier.span, "first declared here")
+                Diagnostic::error(Kind::Duplicate, d.decl.span(), format!("`{}` is declared twice", d.key))
+                    .with(earlier.span(), "first declared here")
                     .help("each name is declared once; remove or rename one of the declarations"),
             ),
             None => {

@@ -40,7 +40,7 @@ impl Decl<'_> {
     /// The type as written (`Real`, `Modelica.Blocks.Types.Init`; `enumeration` for an
     /// inline one).
     pub fn type_name(&self) -> &str {
-        match &self.component.type_spec {
+        match &*self.component.type_spec() {
             TypeSpec::Name(n) => n.text.as_str(),
             TypeSpec::Enumeration(_) => "enumeration",
         }
@@ -185,9 +185,10 @@ impl<'a> Scope<'a> {
         }
         if let ClassBody::Long(comp) = &model.body {
             let count = |p: &ClassPart| match p {
-                ClassPart::Elements { elements, .. } => {
-                    elements.iter().map(|e| if let Element::Component(c) = e { c.declarations.len() } else { 0 }).sum()
-                }
+                ClassPart::Elements { elements, .. } => elements
+                    .iter()
+                    .map(|e| if let Element::Component(c) = e { c.declarations().len() } else { 0 })
+                    .sum(),
                 _ => 0,
             };
             let n: usize = comp.parts.iter().map(count).sum();
@@ -196,7 +197,7 @@ impl<'a> Scope<'a> {
                 let ClassPart::Elements { elements, .. } = part else { continue };
                 for e in elements {
                     if let Element::Component(c) = e {
-                        for d in c.declarations.iter() {
+                        for d in c.declarations() {
                             s.add_decl(c, d);
                         }
                     }
@@ -245,7 +246,7 @@ impl<'a> Scope<'a> {
                     for e in elements {
                         match e {
                             Element::Class(inner) => self.add_class(inner, &qualified),
-                            Element::Component(comp) => self.add_inline_enum(&comp.type_spec),
+                            Element::Component(comp) => self.add_inline_enum(&comp.type_spec()),
                             _ => {}
                         }
                     }
@@ -263,19 +264,19 @@ impl<'a> Scope<'a> {
     }
 
     fn add_decl(&mut self, c: &'a Component, d: &'a Declaration) {
-        self.add_inline_enum(&c.type_spec);
-        let (base, key) = match &d.name.parts[..] {
+        self.add_inline_enum(&c.type_spec());
+        let (base, key) = match &d.name().parts[..] {
             // A plain declared name (almost all of a flat model's): already interned.
             [p] if p.subscripts.is_empty() && d.dims.is_empty() && !p.ident.text.contains(['\'', '.']) => {
                 (p.ident.text, p.ident.text)
             }
             _ => {
-                let (base, mut key) = cref_names(&d.name);
+                let (base, mut key) = cref_names(&d.name());
                 write_subscripts(&mut key, &d.dims);
                 (text(&normalize(&base)), text(&key))
             }
         };
-        let ty = self.type_of(&c.type_spec);
+        let ty = self.type_of(&c.type_spec());
         let array = !c.type_dims().is_empty() || !d.dims.is_empty();
         self.decl_counts.insert(part_count(&base));
         self.decls.push(Decl { key, base, ty, array, component: c, decl: d });

@@ -92,7 +92,7 @@ impl<'a> Sink<'a> for Types<'_, 'a> {
         if ctx.when.is_some_and(|c| !self.is_clock(c)) && !ctx.initial {
             self.when_target(lhs);
         }
-        self.pair(eq.span, lhs, rhs, iterators, "the equation");
+        self.pair(eq.span(), lhs, rhs, iterators, "the equation");
     }
 
     fn assignment(&mut self, st: &'a Statement, target: &'a Expr, value: &'a Expr, iterators: &[Text]) {
@@ -103,10 +103,10 @@ impl<'a> Sink<'a> for Types<'_, 'a> {
         if !c.type_dims().is_empty() || !d.dims.is_empty() {
             return;
         }
-        let t = self.typer.scope.type_of(&c.type_spec);
+        let t = self.typer.scope.type_of(&c.type_spec());
         let v = self.typer.of(value, &[]);
         if mismatch(t, v, value) {
-            let (base, _) = cref_names(&d.name);
+            let (base, _) = cref_names(&d.name());
             self.out.push(
                 Diagnostic::error(
                     Kind::Type,
@@ -120,7 +120,7 @@ impl<'a> Sink<'a> for Types<'_, 'a> {
                         v.name()
                     ),
                 )
-                .with(d.name.span, "declared here")
+                .with(d.name_span(), "declared here")
                 .help(help(t, v)),
             );
         }
@@ -181,7 +181,7 @@ impl Types<'_, '_> {
                         t.span,
                         format!("a when-clause assigns `{base}`, which is a parameter or a constant"),
                     )
-                    .with(decl.decl.span, "declared here")
+                    .with(decl.decl.span(), "declared here")
                     .help("a when-clause defines variables; declare it without `parameter`/`constant`"),
                 );
             }

@@ -175,8 +175,8 @@ impl Typer<'_, '_> {
                 if !c.has(Prefix::Output) {
                     continue;
                 }
-                let scalar = c.type_dims().is_empty() && c.declarations.iter().all(|d| d.dims.is_empty());
-                return if scalar { self.scope.type_of(&c.type_spec) } else { Ty::Unknown };
+                let scalar = c.type_dims().is_empty() && c.declarations().iter().all(|d| d.dims.is_empty());
+                return if scalar { self.scope.type_of(&c.type_spec()) } else { Ty::Unknown };
             }
         }
         Ty::Unknown

@@ -67,8 +67,8 @@ impl<'s, 'a> Walk<'s, 'a> {
         if let Some(m) = c.type_mod() {
             self.class_mod(m);
         }
-        for d in c.declarations.iter() {
-            for part in d.name.parts.iter() {
+        for d in c.declarations() {
+            for part in d.compound_name().iter().flat_map(|n| n.parts.iter()) {
                 self.subscripts(&part.subscripts);
             }
             self.subscripts(&d.dims);

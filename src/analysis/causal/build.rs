@@ -103,7 +103,7 @@ impl<'a> Sections<'a> {
     /// first line of it, or the algorithm section's and `algorithm section`.
     pub fn source(&self, origin: usize) -> (Span, String) {
         match self.equations.get(origin) {
-            Some(eq) => (eq.span, first_line(eq)),
+            Some(eq) => (eq.span(), first_line(eq)),
             None => (self.algorithms[origin - self.equations.len()].0, "algorithm section".to_string()),
         }
     }
@@ -175,15 +175,15 @@ fn declarations(
     // scalarised elements); counted only for those (a model of 10^5 scalars has none).
     let declared = || {
         elements.iter().filter_map(|e| match e {
-            Element::Component(c) => Some(c.declarations.iter()),
+            Element::Component(c) => Some(c.declarations().iter()),
             _ => None,
         })
     };
     let mut bases: HashMap<Cow<'static, str>, usize> =
-        declared().flatten().filter(|d| !d.dims.is_empty()).map(|d| (cref_str(&d.name), 0)).collect();
+        declared().flatten().filter(|d| !d.dims.is_empty()).map(|d| (cref_str(&d.name()), 0)).collect();
     if !bases.is_empty() {
         for d in declared().flatten() {
-            if let Some(n) = bases.get_mut(&cref_str(&d.name)) {
+            if let Some(n) = bases.get_mut(&cref_str(&d.name())) {
                 *n += 1;
             }
         }
@@ -196,13 +196,13 @@ fn declarations(
             _ => continue,
         };
         let known = c.has(Prefix::Parameter) || c.has(Prefix::Constant) || c.has(Prefix::Input);
-        for d in c.declarations.iter() {
-            let mut name = cref_str(&d.name);
+        for d in c.declarations() {
+            let mut name = cref_str(&d.name());
             if !c.type_dims().is_empty() {
                 if known {
                     continue;
                 }
-                return Err(Unchecked { span: d.span, what: format!("array variable `{name}`") });
+                return Err(Unchecked { span: d.span(), what: format!("array variable `{name}`") });
             }
             if !d.dims.is_empty() {
                 // omc's scalarised element `x[1]` (declared one by one), else a real array.
@@ -212,21 +212,21 @@ fn declarations(
                     if known {
                         continue;
                     }
-                    return Err(Unchecked { span: d.span, what: format!("array variable `{name}`") });
+                    return Err(Unchecked { span: d.span(), what: format!("array variable `{name}`") });
                 }
                 write_subscripts(name.to_mut(), &d.dims);
             }
             let class = if known {
                 Class::Known
             } else {
-                match type_class(&c.type_spec, types, 0) {
+                match type_class(&c.type_spec(), types, 0) {
                     Some(Class::Real) if c.has(Prefix::Discrete) || when_targets.contains(name.as_ref()) => {
                         Class::Discrete
                     }
                     Some(class) => class,
                     None => {
                         return Err(Unchecked {
-                            span: d.span,
+                            span: d.span(),
                             what: format!("variable `{name}` of a record or unknown type"),
                         });
                     }
@@ -235,9 +235,9 @@ fn declarations(
             // Interned: mostly the declared identifier itself (the lowering interns the
             // others as its variables' names).
             let key = match name {
-                Cow::Borrowed(n) => match &d.name.parts[..] {
-                    [p] => p.ident.text,
-                    _ => text(n),
+                Cow::Borrowed(n) => match d.compound_name() {
+                    None => d.ident().text,
+                    Some(_) => text(n),
                 },
                 Cow::Owned(n) => text(&n),
             };
@@ -582,8 +582,8 @@ impl Builder {
                     self.push(origin, EqKind::When, occ);
                 }
             }
-            EquationKind::For { .. } => return Err(Unchecked { span: eq.span, what: "for-equation".into() }),
-            EquationKind::Connect(_) => return Err(Unchecked { span: eq.span, what: "`connect`".into() }),
+            EquationKind::For { .. } => return Err(Unchecked { span: eq.span(), what: "for-equation".into() }),
+            EquationKind::Connect(_) => return Err(Unchecked { span: eq.span(), what: "`connect`".into() }),
             EquationKind::Call(_) => {}
         }
         Ok(())
@@ -663,7 +663,8 @@ impl Builder {
             }
             EquationKind::If { branches, else_branch } => {
                 let mut columns: Vec<Vec<(EqKind, Occurrences)>> = Vec::new();
-                let bodies = branches.iter().map(|(c, b)| (Some(c), b)).chain(else_branch.iter().map(|b| (None, b)));
+                let bodies =
+                    branches.iter().map(|(c, b)| (Some(c), &b[..])).chain(else_branch.iter().map(|b| (None, &b[..])));
                 for (c, body) in bodies {
                     let mut column = Vec::new();
                     for e in body {
@@ -686,7 +687,7 @@ impl Builder {
                 let n = columns.iter().map(Vec::len).max().unwrap_or(0);
                 if columns.iter().any(|c| c.len() != n) && else_branch.is_some() {
                     return Err(Unchecked {
-                        span: eq.span,
+                        span: eq.span(),
                         what: "an if-equation whose branches have different numbers of equations".into(),
                     });
                 }
@@ -708,10 +709,10 @@ impl Builder {
                 Ok(out)
             }
             EquationKind::Call(_) => Ok(Vec::new()),
-            EquationKind::For { .. } => Err(Unchecked { span: eq.span, what: "for-equation".into() }),
-            EquationKind::Connect(_) => Err(Unchecked { span: eq.span, what: "`connect`".into() }),
+            EquationKind::For { .. } => Err(Unchecked { span: eq.span(), what: "for-equation".into() }),
+            EquationKind::Connect(_) => Err(Unchecked { span: eq.span(), what: "`connect`".into() }),
             EquationKind::When { .. } => {
-                Err(Unchecked { span: eq.span, what: "a when-equation inside an if-equation".into() })
+                Err(Unchecked { span: eq.span(), what: "a when-equation inside an if-equation".into() })
             }
         }
     }

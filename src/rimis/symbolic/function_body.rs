@@ -61,12 +61,13 @@ pub(crate) fn read(c: &ClassDef, comp: &Composition) -> Function {
 }
 
 fn params(f: &mut Function, k: &Component, problem: &mut Option<String>) {
-    let real = match &k.type_spec {
+    let real = match &*k.type_spec() {
         TypeSpec::Name(t) => !matches!(t.text.as_str(), "Integer" | "Boolean" | "String"),
         TypeSpec::Enumeration { .. } => false,
     };
-    for d in &k.declarations {
-        let [part] = &*d.name.parts else { continue };
+    for d in k.declarations() {
+        let name = d.name();
+        let [part] = &*name.parts else { continue };
         if !d.dims.is_empty() || !k.type_dims().is_empty() || !part.subscripts.is_empty() {
             *problem = problem.take().or(Some(format!("`{}` is an array", part.ident.text)));
         }

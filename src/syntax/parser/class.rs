@@ -261,7 +261,7 @@ impl<'s> Parser<'s> {
 /// The span of an element (its text without the closing `;`).
 fn element_span(e: &Element) -> crate::syntax::span::Span {
     match e {
-        Element::Component(c) => c.span,
+        Element::Component(c) => c.span(),
         Element::Class(c) => c.span,
         Element::Extends(x) => x.span,
         Element::Import(x) => x.span,

@@ -112,7 +112,7 @@ impl<'s> Parser<'s> {
         let (i, declarations) = self.comma_list(i, |i| self.declaration(i))?;
         let declarations = declarations.into();
         let span = self.span_from(start, i);
-        Ok((i, Element::Component(Component { prefixes, type_spec, type_parts, declarations, span })))
+        Ok((i, Element::Component(Component::new(Clause { prefixes, type_spec, type_parts, declarations, span }))))
     }
 
     fn type_spec(&self, i: &'s str) -> PResult<'s, TypeSpec> {

@@ -54,7 +54,7 @@ impl<'s> Parser<'s> {
                 let (i, _) = self.expect_kw(i, "loop")?;
                 let (i, body) = self.equations(i)?;
                 let (i, _) = self.end_of(i, "for")?;
-                (i, EquationKind::For { indices, body })
+                (i, EquationKind::For { indices: indices.into(), body })
             }
             "when" => {
                 let (i, branches) = self.when_branches(i, Parser::equations)?;
@@ -126,6 +126,7 @@ impl<'s> Parser<'s> {
 
     fn if_equation(&self, i: &'s str) -> PResult<'s, EquationKind> {
         let (i, (branches, else_branch)) = self.if_branches(i, Parser::equations)?;
+        let else_branch = else_branch.map(Vec::into_boxed_slice);
         Ok((i, EquationKind::If { branches, else_branch }))
     }
 

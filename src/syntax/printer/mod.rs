@@ -323,8 +323,8 @@ impl Printer {
     }
 
     fn component(&mut self, c: &Component) {
-        self.prefixes(&c.prefixes);
-        match &c.type_spec {
+        self.prefixes(&c.prefixes());
+        match &*c.type_spec() {
             TypeSpec::Name(n) => self.out.push_str(&n.text),
             TypeSpec::Enumeration(e) => self.enumeration(&e.literals, e.colon),
         }
@@ -332,9 +332,9 @@ impl Printer {
             self.class_mod(m);
         }
         write_subscripts(&mut self.out, c.type_dims());
-        for (k, d) in c.declarations.iter().enumerate() {
+        for (k, d) in c.declarations().iter().enumerate() {
             self.out.push_str(if k == 0 { " " } else { ", " });
-            write_cref(&mut self.out, &d.name);
+            write_cref(&mut self.out, &d.name());
             write_subscripts(&mut self.out, &d.dims);
             if let Some(m) = &d.modification {
                 self.modification(m);
