@@ -10,7 +10,7 @@
 //! results are the same sets of modes as a full enumeration.
 
 use super::AnalysisError;
-use super::cdg::{Block, Cdg, Edge, Singular};
+use super::cdg::{Blocks, Cdg, Edge, ModeValues, Singular};
 use super::local::Local;
 use super::matching::Graph;
 use super::modes::ModeSpace;
@@ -215,13 +215,13 @@ impl Acc {
         for (r, &id) in order.iter().enumerate() {
             rank[id as usize] = r as u32;
         }
-        let blocks: Vec<Block> = order
-            .iter()
-            .map(|&id| {
-                let (b, at) = &instances[id as usize];
-                block(b, local(at))
-            })
-            .collect();
+        let eqs = instances.iter().map(|(b, _)| b.eqs.len()).sum();
+        let reads = instances.iter().map(|(b, _)| b.reads.len()).sum();
+        let mut blocks = Blocks::with_capacity(order.len(), eqs, reads);
+        for &id in &order {
+            let (b, at) = &instances[id as usize];
+            push_block(&mut blocks, b, local(at));
+        }
         drop((order, instances));
         // Each dependency's assignments, increasing (a stable sort of the pairs).
         deps.iter_mut().for_each(|d| (d.0, d.1) = (rank[d.0 as usize], rank[d.1 as usize]));
@@ -231,7 +231,7 @@ impl Acc {
         let mut edges: Vec<Edge> = Vec::with_capacity(runs().count());
         edges.extend(runs().map(|run| {
             let at: Assignments = run.iter().map(|d| d.2).collect();
-            Edge { from: run[0].0 as usize, to: run[0].1 as usize, cond: local(&at) }
+            Edge { from: run[0].0, to: run[0].1, cond: local(&at) }
         }));
         drop(deps);
         let singular = singular
@@ -244,12 +244,13 @@ impl Acc {
             })
             .collect();
         let flat = |v: Vec<SmallList<(u32, Assignments)>>| {
-            v.into_iter()
-                .map(|mut m| {
+            ModeValues::new(
+                factored.all(),
+                v.into_iter().map(|mut m| {
                     m.sort_unstable_by_key(|x| x.0);
                     m.iter().map(|(n, at)| (*n, local(at))).collect()
-                })
-                .collect()
+                }),
+            )
         };
         let (offsets, orders) = (flat(offsets), flat(orders));
         drop(sets);
@@ -305,13 +306,8 @@ impl<'a> Sets<'a> {
     }
 }
 
-/// A dense-index block instance as a CDG block.
-pub fn block(b: &BlockInstance, cond: Local) -> Block {
-    let ids = |v: &[(usize, u32)]| v.iter().map(|&(j, d)| (VarId(j as u32), d)).collect();
-    Block {
-        cond,
-        eqs: b.eqs.iter().map(|&(i, c)| (EqId(i as u32), c)).collect(),
-        writes: ids(&b.writes),
-        reads: ids(&b.reads),
-    }
+/// Appends a dense-index block instance to the CDG's blocks under `cond`.
+pub fn push_block(blocks: &mut Blocks, b: &BlockInstance, cond: Local) {
+    let ids = |v: &[(usize, u32)]| v.iter().map(|&(j, d)| (VarId(j as u32), d)).collect::<Vec<_>>();
+    blocks.push(cond, b.eqs.iter().map(|&(i, c)| (EqId(i as u32), c)), ids(&b.writes), ids(&b.reads));
 }

@@ -71,7 +71,7 @@ pub fn fits_every_mode(mdae: &Mdae, cdg: &Cdg) -> bool {
     let s = structure_of(&union, matching);
     let agrees =
         |per_mode: &[(u32, Local)], value: u32| per_mode.iter().any(|(v, m)| *v == value && cdg.factored.covers(m));
-    (0..n).all(|i| agrees(&cdg.offsets[i], s.c[i])) && (0..n).all(|j| agrees(&cdg.orders[j], s.d[j]))
+    (0..n).all(|i| agrees(&cdg.offsets.get(i), s.c[i])) && (0..n).all(|j| agrees(&cdg.orders.get(j), s.d[j]))
 }
 
 /// Why [`fits_a_priori`] lets a model pass unchanged.

@@ -183,7 +183,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
     let variables = mdae
         .var_ids()
         .map(|v| {
-            let orders = &cdg.orders[v.index()];
+            let orders = cdg.orders.get(v.index());
             let state =
                 orders.iter().filter(|(d, _)| *d > 0).fold(cdg.space.mk_false(), |acc, (_, b)| acc.or(&cdg.bdd(b)));
             JsonVariable {
@@ -205,8 +205,11 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
             reads: var_orders(mdae, &b.reads),
         })
         .collect();
-    let edges =
-        cdg.edges.iter().map(|e| JsonEdge { from: e.from + 1, to: e.to + 1, when: cdg.text(&e.cond) }).collect();
+    let edges = cdg
+        .edges
+        .iter()
+        .map(|e| JsonEdge { from: e.from as usize + 1, to: e.to as usize + 1, when: cdg.text(&e.cond) })
+        .collect();
     JsonReport {
         model: mdae.name.clone(),
         modes,
@@ -229,7 +232,7 @@ pub fn dot(mdae: &Mdae, cdg: &Cdg) -> String {
     let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let mut s = format!("digraph \"{}\" {{\n  node [shape=box, fontname=\"monospace\"];\n", esc(&mdae.name));
     for (n, b) in cdg.blocks.iter().enumerate() {
-        let _ = writeln!(s, "  b{} [label=\"{}\"];", n + 1, esc(&block_label(mdae, cdg, b)));
+        let _ = writeln!(s, "  b{} [label=\"{}\"];", n + 1, esc(&block_label(mdae, cdg, &b)));
     }
     for e in &cdg.edges {
         let _ = writeln!(s, "  b{} -> b{} [label=\"{}\"];", e.from + 1, e.to + 1, esc(&cdg.text(&e.cond)));
@@ -290,7 +293,7 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
     classes(mdae, cdg, &mut s);
     let _ = writeln!(s, "blocks ({}):", cdg.blocks.len());
     for (n, b) in cdg.blocks.iter().enumerate() {
-        let _ = writeln!(s, "  {}. {}", n + 1, block_label(mdae, cdg, b));
+        let _ = writeln!(s, "  {}. {}", n + 1, block_label(mdae, cdg, &b));
     }
     let _ = writeln!(s, "edges ({}):", cdg.edges.len());
     for e in &cdg.edges {
@@ -305,7 +308,7 @@ const MAX_CLASSES: usize = 32;
 /// Partitions the regular modes by the set of active blocks and describes each class.
 fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
     let mut parts: Vec<Bdd> = if cdg.regular.is_false() { Vec::new() } else { vec![cdg.regular.clone()] };
-    for b in &cdg.blocks {
+    for b in cdg.blocks.iter() {
         let mut next = Vec::with_capacity(parts.len() * 2);
         for p in &parts {
             // p ⊆ R: p ∧ (g ∧ R) = p ∧ g.
@@ -320,7 +323,7 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
     }
     let _ = writeln!(s, "structure classes ({}):", parts.len());
     for p in &parts {
-        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(&b.cond.g(), p)).collect();
+        let active: Vec<Block> = cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(&b.cond.g(), p)).collect();
         let sum_c: u32 = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();
         let sum_d: u32 = active.iter().flat_map(|b| b.writes.iter().map(|w| w.1)).sum();
         let index = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).max().unwrap_or(0);
