@@ -200,6 +200,11 @@ impl Blocks {
         self.read_at.push(self.reads.len() as u32);
     }
 
+    /// Frees the room left over.
+    pub fn shrink_to_fit(&mut self) {
+        self.reads.shrink_to_fit();
+    }
+
     pub fn len(&self) -> usize {
         self.conds.len()
     }

@@ -65,7 +65,7 @@ pub fn fits_every_mode(mdae: &Mdae, cdg: &Cdg) -> bool {
     let Some(matching) = max_weight_perfect_matching(&preferring) else {
         return false;
     };
-    if !(0..n).all(|i| everywhere(&entries[i][&matching[i]].1)) {
+    if !(0..n).all(|i| everywhere(&entries[i][&(matching[i] as usize)].1)) {
         return false;
     }
     let s = structure_of(&union, matching);
@@ -164,7 +164,7 @@ pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
         .collect();
     let matching = max_weight_perfect_matching(&preferring)?;
     if !(0..n).all(|i| {
-        let j = matching[i];
+        let j = matching[i] as usize;
         let top = union[i].iter().find(|e| e.0 == j).map(|e| e.1);
         top.is_some_and(|o| core[i].contains(&(j, o)))
     }) {
@@ -248,7 +248,7 @@ pub fn meets_the_guarantee(
         .blocks
         .iter()
         .map(|b| {
-            let mut eqs: Vec<usize> = b.eqs.iter().map(|e| e.0).collect();
+            let mut eqs: Vec<usize> = b.eqs.iter().map(|e| e.0 as usize).collect();
             eqs.sort_unstable();
             eqs
         })
