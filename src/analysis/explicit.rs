@@ -82,6 +82,19 @@ fn cube(space: &ModeSpace, structural: &[ModeId], bits: u64) -> Bdd {
 }
 
 pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
+    run(mdae, true)
+}
+
+/// [`explicit`] with every result gathered, one valid assignment too (the reference of
+/// `one_mode.rs`'s tests).
+#[cfg(test)]
+pub(crate) fn gathered(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
+    run(mdae, false)
+}
+
+/// [`explicit`]; `one_mode`: whether one valid assignment that is nonsingular is written
+/// straight into the CDG ([`super::one_mode`]).
+fn run(mdae: &Mdae, one_mode: bool) -> Result<Cdg, AnalysisError> {
     let structural = structural_modes(mdae);
     let k = structural.len();
     if k > EXPLICIT_MAX_MODES {
@@ -99,7 +112,7 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
         |bits: u64| move |m: ModeId| structural_ref.iter().position(|&s| s == m).is_some_and(|i| bits >> i & 1 == 1);
     // One valid assignment: if it is nonsingular, its structure is the CDG.
     let mut valid_bits = (0u64..(1u64 << k)).filter(|&bits| !mode_of(bits).is_false());
-    if let (Some(bits), None) = (valid_bits.next(), valid_bits.next()) {
+    if let (true, Some(bits), None) = (one_mode, valid_bits.next(), valid_bits.next()) {
         let sigma = sigma_in_mode(mdae, &holds_in(bits));
         let dm = match super::sigma::packed(&sigma, n_var) {
             Ok(s) => return Ok(super::one_mode::cdg(sigma, s, space, valid)),
