@@ -71,7 +71,7 @@ fn positional(m: &Mdae, cdg: &Cdg) -> BTreeSet<String> {
             let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(format!("#{}", e.0), c)).collect();
             let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(m.var(v).name.to_string(), d)).collect();
             let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(m.var(v).name.to_string(), d)).collect();
-            format!("{}: {} -- {} -> {}", cdg.text(&b.cond), reads.join(" "), eqs.join(" "), writes.join(" "))
+            format!("{}: {} -- {} -> {}", cdg.text(b.cond), reads.join(" "), eqs.join(" "), writes.join(" "))
         })
         .collect()
 }

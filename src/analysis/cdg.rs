@@ -63,13 +63,16 @@ pub struct ModeValues {
     /// Item i's value where it is one in every regular mode, else [`VARIES`].
     uniform: Vec<u32>,
     /// The other items, increasing: (item, its values with their modes).
-    varying: Vec<(u32, Box<[(u32, Local)]>)>,
+    varying: Vec<(u32, Listed)>,
     /// The regular modes, the condition of a uniform value (the local set of R, shared).
     all: Local,
 }
 
 /// An item of [`ModeValues`] whose values are listed.
 const VARIES: u32 = u32::MAX;
+
+/// The values of a varying item with their modes.
+type Listed = Box<[(u32, Local)]>;
 
 impl ModeValues {
     /// The items' lists in order; `all` is the local set of every regular mode
@@ -229,6 +232,9 @@ impl Blocks {
     }
 }
 
+/// A block's lists (equations, writes, reads), which identify it.
+pub type BlockKey<'a> = (&'a [(EqId, u32)], &'a [(VarId, u32)], &'a [(VarId, u32)]);
+
 /// A conditional block `cond: reads -- eqs -> writes` of [`Blocks`].
 #[derive(Clone, Copy, Debug)]
 pub struct Block<'a> {
@@ -242,7 +248,7 @@ pub struct Block<'a> {
 }
 
 impl<'a> Block<'a> {
-    pub fn key(&self) -> (&'a [(EqId, u32)], &'a [(VarId, u32)], &'a [(VarId, u32)]) {
+    pub fn key(&self) -> BlockKey<'a> {
         (self.eqs, self.writes, self.reads)
     }
 }

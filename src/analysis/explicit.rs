@@ -120,7 +120,7 @@ fn run(mdae: &Mdae, one_mode: bool) -> Result<Cdg, AnalysisError> {
         };
         drop(sigma);
         let mut acc = Acc::new(mdae, 1usize << k);
-        acc.gather(bits, &mode_of(bits), SingleMode::Singular(dm), &space);
+        acc.gather(bits, &mode_of(bits), SingleMode::Singular(*dm), &space);
         return Ok(acc.finish(space, valid, &structural));
     }
     let mut acc = Acc::new(mdae, 1usize << k);

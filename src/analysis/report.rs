@@ -19,7 +19,7 @@ fn primed(name: &str, order: u32) -> String {
 
 /// `p: R -- E -> W`, `p:` omitted when p is true, `R --` when R is empty.
 pub fn block_label(mdae: &Mdae, cdg: &Cdg, b: &Block) -> String {
-    let cond = cdg.text(&b.cond);
+    let cond = cdg.text(b.cond);
     let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(&mdae.eq(e).id.to_string(), c)).collect();
     let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
     let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
@@ -199,10 +199,10 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .enumerate()
         .map(|(n, b)| JsonBlock {
             id: n + 1,
-            when: cdg.text(&b.cond),
+            when: cdg.text(b.cond),
             equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.eq(e).id.to_string(), order: c }).collect(),
-            writes: var_orders(mdae, &b.writes),
-            reads: var_orders(mdae, &b.reads),
+            writes: var_orders(mdae, b.writes),
+            reads: var_orders(mdae, b.reads),
         })
         .collect();
     let edges = cdg
@@ -314,7 +314,7 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut dyn std::io::Write) -> std::io::Resul
         let mut next = Vec::with_capacity(parts.len() * 2);
         for p in &parts {
             // p ⊆ R: p ∧ (g ∧ R) = p ∧ g.
-            let (i, o) = (p.and(&b.cond.g()), p.and_not(&b.cond.g()));
+            let (i, o) = (p.and(b.cond.g()), p.and_not(b.cond.g()));
             next.extend([i, o].into_iter().filter(|x| !x.is_false()));
         }
         parts = next;
@@ -326,7 +326,7 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut dyn std::io::Write) -> std::io::Resul
     for p in &parts {
         // The active blocks by number (4 bytes each, not a view of 56).
         let active: Vec<u32> = (0..cdg.blocks.len() as u32)
-            .filter(|&b| crate::analysis::meets::meets(&cdg.blocks.get(b as usize).cond.g(), p))
+            .filter(|&b| crate::analysis::meets::meets(cdg.blocks.get(b as usize).cond.g(), p))
             .collect();
         let blocks = || active.iter().map(|&b| cdg.blocks.get(b as usize));
         let sum_c: u32 = blocks().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();

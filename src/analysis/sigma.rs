@@ -82,6 +82,9 @@ impl Weighted for Sigma {
     }
 }
 
+/// A list of (equation or variable, offset or order) pairs.
+pub type Entries = [(u32, u32)];
+
 /// One block of one mode: equations with their offsets, written and read (variable, order),
 /// each increasing. One-item lists (most blocks) inline; ordered as the lists.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -115,17 +118,17 @@ pub enum SingleMode {
 pub fn analyse<G: Weighted + ?Sized>(sigma: &G, n_var: usize) -> SingleMode {
     match packed(sigma, n_var) {
         Ok(p) => SingleMode::Nonsingular(p.structure(sigma)),
-        Err(dm) => SingleMode::Singular(dm),
+        Err(dm) => SingleMode::Singular(*dm),
     }
 }
 
 /// [`analyse`], the structure packed.
-pub fn packed<G: Weighted + ?Sized>(sigma: &G, n_var: usize) -> Result<Packed, Decomposition> {
+pub fn packed<G: Weighted + ?Sized>(sigma: &G, n_var: usize) -> Result<Packed, Box<Decomposition>> {
     if sigma.len() != n_var {
-        return Err(decompose(sigma, n_var));
+        return Err(Box::new(decompose(sigma, n_var)));
     }
     let Some(matching) = max_weight_perfect_matching(sigma) else {
-        return Err(decompose(sigma, n_var));
+        return Err(Box::new(decompose(sigma, n_var)));
     };
     Ok(Packed::of(sigma, matching))
 }
@@ -201,7 +204,7 @@ impl Packed {
         &self,
         sigma: &G,
         var_block: &[u32],
-        f: &mut dyn FnMut(&[(u32, u32)], &[(u32, u32)], &[(u32, u32)]),
+        f: &mut dyn FnMut(&Entries, &Entries, &Entries),
     ) {
         // The equations grouped by block (a counting sort: each group increasing).
         let mut start = vec![0u32; self.count + 1];

@@ -222,7 +222,7 @@ pub fn mode_changes(
 
 /// Every block of the CDG is unconditional (in the regular modes).
 fn uniform(cdg: &Cdg) -> bool {
-    cdg.blocks.iter().all(|b| cdg.factored.covers(&b.cond))
+    cdg.blocks.iter().all(|b| cdg.factored.covers(b.cond))
 }
 
 /// `out` with an assert that stops the simulation in each set of singular modes.

@@ -115,7 +115,7 @@ impl<'a> Plan<'a> {
         let mut numbers: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for b in cdg.blocks.iter() {
             // The whole set only while it is numbered (O(N) nodes, dropped here).
-            block_cond.push(number_in(&mut conds, &mut numbers, &factored, &cdg.bdd(&b.cond)));
+            block_cond.push(number_in(&mut conds, &mut numbers, &factored, &cdg.bdd(b.cond)));
         }
         // Condition numbers follow the first block of each condition (paper: x_2 is x
         // under block 2's condition).
