@@ -25,7 +25,7 @@ fn run(m: &Mdae, s: Strategy) -> Cdg {
 }
 
 fn labels(m: &Mdae, cdg: &Cdg) -> BTreeSet<String> {
-    cdg.blocks.iter().map(|b| report::block_label(m, cdg, b)).collect()
+    cdg.blocks.iter().map(|b| report::block_label(m, cdg, &b)).collect()
 }
 
 /// The mode where each named mode variable has the given value (others false).
@@ -43,13 +43,23 @@ fn mode(m: &Mdae, values: &[(&str, bool)]) -> u64 {
 /// c of equation `id` in mode `bits`.
 fn c_of(m: &Mdae, cdg: &Cdg, id: &str, bits: u64) -> u32 {
     let e = m.eq_ids().position(|e| m.label(e).to_string() == id).unwrap_or_else(|| panic!("no equation {id}"));
-    cdg.offsets[e].iter().find(|(_, b)| cdg.space.contains(&cdg.bdd(b), bits)).map(|(c, _)| *c).expect("a regular mode")
+    cdg.offsets
+        .get(e)
+        .iter()
+        .find(|(_, b)| cdg.space.contains(&cdg.bdd(b), bits))
+        .map(|(c, _)| *c)
+        .expect("a regular mode")
 }
 
 /// d of variable `name` in mode `bits`.
 fn d_of(m: &Mdae, cdg: &Cdg, name: &str, bits: u64) -> u32 {
     let v = m.vars.iter().position(|v| v.name == name).unwrap_or_else(|| panic!("no variable {name}"));
-    cdg.orders[v].iter().find(|(_, b)| cdg.space.contains(&cdg.bdd(b), bits)).map(|(d, _)| *d).expect("a regular mode")
+    cdg.orders
+        .get(v)
+        .iter()
+        .find(|(_, b)| cdg.space.contains(&cdg.bdd(b), bits))
+        .map(|(d, _)| *d)
+        .expect("a regular mode")
 }
 
 /// Blocks with equations named by position (omc's forms have line-based ids).
@@ -61,7 +71,7 @@ fn positional(m: &Mdae, cdg: &Cdg) -> BTreeSet<String> {
             let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(format!("#{}", e.0), c)).collect();
             let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(m.var(v).name.to_string(), d)).collect();
             let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(m.var(v).name.to_string(), d)).collect();
-            format!("{}: {} -- {} -> {}", cdg.text(&b.cond), reads.join(" "), eqs.join(" "), writes.join(" "))
+            format!("{}: {} -- {} -> {}", cdg.text(b.cond), reads.join(" "), eqs.join(" "), writes.join(" "))
         })
         .collect()
 }
@@ -289,7 +299,12 @@ fn the_memory_budget_refuses_by_name() {
     assert!(refused.to_string().contains("exceeds its memory budget (100 BDD nodes held"), "{refused}");
     let mut stats = Stats::default();
     let cdg = implicit_with_stats(&m, Order::default(), &mut stats).unwrap();
-    let conditions = cdg.offsets.iter().chain(&cdg.orders).flatten().map(|(_, b)| b.g().size() as u64).sum::<u64>()
+    let conditions = cdg
+        .offsets
+        .iter()
+        .chain(cdg.orders.iter())
+        .flat_map(|v| v.iter().map(|(_, b)| b.g().size() as u64).collect::<Vec<_>>())
+        .sum::<u64>()
         + cdg.blocks.iter().map(|b| b.cond.g().size() as u64).sum::<u64>()
         + cdg.edges.iter().map(|e| e.cond.g().size() as u64).sum::<u64>();
     assert_eq!(stats.held, conditions);

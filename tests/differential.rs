@@ -29,15 +29,15 @@ fn view(cdg: &Cdg, bits: u64) -> ModeView {
     let holds = |c: &Local| cdg.space.contains(&cdg.bdd(c), bits);
     let at = |list: &[(u32, Local)]| list.iter().find(|(_, b)| holds(b)).map(|x| x.0);
     let key = |n: usize| {
-        let b = &cdg.blocks[n];
+        let b = cdg.blocks.get(n);
         (b.eqs.to_vec(), b.writes.to_vec(), b.reads.to_vec())
     };
     ModeView {
         singular: cdg.singular.iter().any(|s| cdg.space.contains(&s.cond, bits)),
-        c: cdg.offsets.iter().map(|l| at(l)).collect(),
-        d: cdg.orders.iter().map(|l| at(l)).collect(),
-        blocks: (0..cdg.blocks.len()).filter(|&n| holds(&cdg.blocks[n].cond)).map(key).collect(),
-        deps: cdg.edges.iter().filter(|e| holds(&e.cond)).map(|e| (key(e.from), key(e.to))).collect(),
+        c: cdg.offsets.iter().map(|l| at(&l)).collect(),
+        d: cdg.orders.iter().map(|l| at(&l)).collect(),
+        blocks: (0..cdg.blocks.len()).filter(|&n| holds(cdg.blocks.get(n).cond)).map(key).collect(),
+        deps: cdg.edges.iter().filter(|e| holds(&e.cond)).map(|e| (key(e.from as usize), key(e.to as usize))).collect(),
     }
 }
 
@@ -71,9 +71,10 @@ fn compare(m: &Mdae, what: &str) -> usize {
         (&by_classes, "classes"),
     ];
     for (cdg, name) in strategies {
-        let offsets = cdg.offsets.iter().chain(&cdg.orders).flatten().map(|(_, b)| b);
-        let conds = offsets.chain(cdg.blocks.iter().map(|b| &b.cond)).chain(cdg.edges.iter().map(|e| &e.cond));
-        for cond in conds.map(|c| cdg.bdd(c)) {
+        let offsets = cdg.offsets.iter().chain(cdg.orders.iter()).flat_map(|v| v.to_vec()).map(|(_, b)| b);
+        let conds =
+            offsets.chain(cdg.blocks.iter().map(|b| b.cond.clone())).chain(cdg.edges.iter().map(|e| e.cond.clone()));
+        for cond in conds.map(|c| cdg.bdd(&c)) {
             assert!(cond.and_not(&cdg.regular).is_false(), "{what}: a {name} condition outside the regular modes");
             assert!(!cond.is_false(), "{what}: a {name} condition without a mode");
         }

@@ -81,7 +81,8 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
             m.text(mdae::EqId(i as u32))
         ));
     }
-    let blt: Vec<BTreeSet<usize>> = structure.blocks.iter().map(|b| b.eqs.iter().map(|e| e.0).collect()).collect();
+    let blt: Vec<BTreeSet<usize>> =
+        structure.blocks.iter().map(|b| b.eqs.iter().map(|e| e.0 as usize).collect()).collect();
     for k in 1..=n_blocks {
         // Per part (0: the block emitted whole; j: part j of a split block), its equations.
         let mut parts: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();

@@ -7,17 +7,17 @@
 //! regular modes, are local sets of the regular modes ([`Local`], `local.rs`, issue 15):
 //! each reads the few rooms or cars it is about, not the regular modes' O(N) nodes, so
 //! the result holds O(N) nodes, not O(N²). [`Cdg::bdd`] gives one as a whole BDD.
+//!
+//! Held packed (issue 15: a model without modes of 10^5 equations has 10^5 blocks, offsets
+//! and orders): an offset or order that is one value in every regular mode is that value
+//! alone ([`ModeValues`], 4 bytes), and the blocks' lists are slices of three lists shared
+//! by every block ([`Blocks`], read as [`Block`] views).
 
 use super::local::{Factored, Local};
 use super::modes::ModeSpace;
 use crate::mdae::{EqId, ModeId, VarId};
-use crate::syntax::small_list::SmallList;
 use biodivine_lib_bdd::Bdd;
 use std::rc::Rc;
-
-/// The values of an offset or order with the regular modes where each holds; most have
-/// one, held inline (no allocation per equation and per variable).
-pub type Values = SmallList<(u32, Local)>;
 
 pub struct Cdg {
     pub space: ModeSpace,
@@ -30,10 +30,10 @@ pub struct Cdg {
     pub factored: Rc<Factored>,
     pub singular: Vec<Singular>,
     /// Per equation: (c, regular modes where c_i = c).
-    pub offsets: Vec<Values>,
+    pub offsets: ModeValues,
     /// Per variable: (d, regular modes where d_j = d).
-    pub orders: Vec<Values>,
-    pub blocks: Vec<Block>,
+    pub orders: ModeValues,
+    pub blocks: Blocks,
     pub edges: Vec<Edge>,
 }
 
@@ -56,30 +56,208 @@ impl Cdg {
     }
 }
 
-/// A conditional block `cond: reads -- eqs -> writes`. The lists of one item (most blocks
-/// are one equation solved for one variable) are held inline.
-#[derive(Clone, Debug)]
-pub struct Block {
-    pub cond: Local,
-    /// (equation, times differentiated).
-    pub eqs: SmallList<(EqId, u32)>,
-    /// (variable, derivative order) solved by the block.
-    pub writes: SmallList<(VarId, u32)>,
-    /// (variable, derivative order) read by the block.
-    pub reads: SmallList<(VarId, u32)>,
+/// The values of the offsets (one item per equation) or of the orders (per variable), each
+/// with the regular modes where it holds, increasing by value. An item with one value in
+/// every regular mode (every item of a model without modes) is held as its value.
+pub struct ModeValues {
+    /// Item i's value where it is one in every regular mode, else [`VARIES`].
+    uniform: Vec<u32>,
+    /// The other items, increasing: (item, its values with their modes).
+    varying: Vec<(u32, Listed)>,
+    /// The regular modes, the condition of a uniform value (the local set of R, shared).
+    all: Local,
 }
 
-impl Block {
-    pub fn key(&self) -> (&[(EqId, u32)], &[(VarId, u32)], &[(VarId, u32)]) {
-        (&self.eqs, &self.writes, &self.reads)
+/// An item of [`ModeValues`] whose values are listed.
+const VARIES: u32 = u32::MAX;
+
+/// The values of a varying item with their modes.
+type Listed = Box<[(u32, Local)]>;
+
+impl ModeValues {
+    /// The items' lists in order; `all` is the local set of every regular mode
+    /// ([`Factored::all`]): a list `[(v, all)]` is held as `v`.
+    pub fn new(all: Local, lists: impl IntoIterator<Item = Vec<(u32, Local)>>) -> ModeValues {
+        let lists = lists.into_iter();
+        let mut uniform = Vec::with_capacity(lists.size_hint().0);
+        let mut varying = Vec::new();
+        for list in lists {
+            match list.as_slice() {
+                [(v, m)] if *v != VARIES && m.is(&all) => uniform.push(*v),
+                _ => {
+                    varying.push((uniform.len() as u32, list.into_boxed_slice()));
+                    uniform.push(VARIES);
+                }
+            }
+        }
+        varying.shrink_to_fit();
+        ModeValues { uniform, varying, all }
+    }
+
+    /// One value per item, each in every regular mode (`all`, [`Factored::all`]).
+    pub fn uniform(all: Local, values: Vec<u32>) -> ModeValues {
+        if values.contains(&VARIES) {
+            return ModeValues::new(all.clone(), values.into_iter().map(|v| vec![(v, all.clone())]));
+        }
+        ModeValues { uniform: values, varying: Vec::new(), all }
+    }
+
+    pub fn len(&self) -> usize {
+        self.uniform.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.uniform.is_empty()
+    }
+
+    /// Item i's values with their modes.
+    pub fn get(&self, i: usize) -> Values<'_> {
+        match self.uniform[i] {
+            VARIES => {
+                let at = self.varying.binary_search_by_key(&(i as u32), |v| v.0).expect("a varying item is listed");
+                Values::Many(&self.varying[at].1)
+            }
+            v => Values::One([(v, self.all.clone())]),
+        }
+    }
+
+    /// Every item's values, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Values<'_>> + '_ {
+        let mut varying = self.varying.iter();
+        self.uniform.iter().map(move |&v| match v {
+            VARIES => Values::Many(&varying.next().expect("a varying item is listed").1),
+            v => Values::One([(v, self.all.clone())]),
+        })
     }
 }
 
-/// `from` must be solved before `to` in the modes `cond`.
+/// One item's values with their modes: a slice (`Deref`), the one value of a uniform item
+/// held here.
+pub enum Values<'a> {
+    One([(u32, Local); 1]),
+    Many(&'a [(u32, Local)]),
+}
+
+impl std::ops::Deref for Values<'_> {
+    type Target = [(u32, Local)];
+    fn deref(&self) -> &[(u32, Local)] {
+        match self {
+            Values::One(one) => one,
+            Values::Many(many) => many,
+        }
+    }
+}
+
+/// The blocks, in order: block b's equations (with their offsets) are a slice of one list,
+/// the variables they are solved for (as many, in their own order) the same slice of
+/// another, and its reads a slice of a third.
+pub struct Blocks {
+    conds: Vec<Local>,
+    /// Block b's equations are `eqs[at[b]..at[b + 1]]`, its writes `writes[at[b]..at[b + 1]]`.
+    at: Vec<u32>,
+    eqs: Vec<(EqId, u32)>,
+    writes: Vec<(VarId, u32)>,
+    /// Block b's reads are `reads[read_at[b]..read_at[b + 1]]`.
+    read_at: Vec<u32>,
+    reads: Vec<(VarId, u32)>,
+}
+
+impl Default for Blocks {
+    fn default() -> Blocks {
+        Blocks::with_capacity(0, 0, 0)
+    }
+}
+
+impl Blocks {
+    /// Room for `blocks` blocks of `eqs` equations in all and `reads` reads in all.
+    pub fn with_capacity(blocks: usize, eqs: usize, reads: usize) -> Blocks {
+        let mut at = Vec::with_capacity(blocks + 1);
+        let mut read_at = Vec::with_capacity(blocks + 1);
+        at.push(0);
+        read_at.push(0);
+        Blocks {
+            conds: Vec::with_capacity(blocks),
+            at,
+            eqs: Vec::with_capacity(eqs),
+            writes: Vec::with_capacity(eqs),
+            read_at,
+            reads: Vec::with_capacity(reads),
+        }
+    }
+
+    /// Appends the block `cond: reads -- eqs -> writes`; a block is square (as many writes
+    /// as equations).
+    pub fn push(
+        &mut self,
+        cond: Local,
+        eqs: impl IntoIterator<Item = (EqId, u32)>,
+        writes: impl IntoIterator<Item = (VarId, u32)>,
+        reads: impl IntoIterator<Item = (VarId, u32)>,
+    ) {
+        self.conds.push(cond);
+        self.eqs.extend(eqs);
+        self.writes.extend(writes);
+        assert_eq!(self.eqs.len(), self.writes.len(), "a block writes as many variables as it has equations");
+        self.at.push(self.eqs.len() as u32);
+        self.reads.extend(reads);
+        self.read_at.push(self.reads.len() as u32);
+    }
+
+    /// Frees the room left over.
+    pub fn shrink_to_fit(&mut self) {
+        self.reads.shrink_to_fit();
+    }
+
+    pub fn len(&self) -> usize {
+        self.conds.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.conds.is_empty()
+    }
+
+    /// Block b.
+    pub fn get(&self, b: usize) -> Block<'_> {
+        let (p, q) = (self.at[b] as usize, self.at[b + 1] as usize);
+        Block {
+            cond: &self.conds[b],
+            eqs: &self.eqs[p..q],
+            writes: &self.writes[p..q],
+            reads: &self.reads[self.read_at[b] as usize..self.read_at[b + 1] as usize],
+        }
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Block<'_>> + '_ {
+        (0..self.len()).map(|b| self.get(b))
+    }
+}
+
+/// A block's lists (equations, writes, reads), which identify it.
+pub type BlockKey<'a> = (&'a [(EqId, u32)], &'a [(VarId, u32)], &'a [(VarId, u32)]);
+
+/// A conditional block `cond: reads -- eqs -> writes` of [`Blocks`].
+#[derive(Clone, Copy, Debug)]
+pub struct Block<'a> {
+    pub cond: &'a Local,
+    /// (equation, times differentiated).
+    pub eqs: &'a [(EqId, u32)],
+    /// (variable, derivative order) solved by the block.
+    pub writes: &'a [(VarId, u32)],
+    /// (variable, derivative order) read by the block.
+    pub reads: &'a [(VarId, u32)],
+}
+
+impl<'a> Block<'a> {
+    pub fn key(&self) -> BlockKey<'a> {
+        (self.eqs, self.writes, self.reads)
+    }
+}
+
+/// Block `from` must be solved before block `to` in the modes `cond` (16 bytes).
 #[derive(Clone, Debug)]
 pub struct Edge {
-    pub from: usize,
-    pub to: usize,
+    pub from: u32,
+    pub to: u32,
     pub cond: Local,
 }
 

@@ -6,7 +6,7 @@
 //! ([`fine_blocks`]). General on purpose: the single-mode diagnostics use it, and so
 //! will the mode-change analysis on systems unfolded over two instants.
 
-use super::matching::{Graph, maximum_matching};
+use super::matching::{Graph, Rows, maximum_matching};
 use super::scc::components;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -26,17 +26,17 @@ impl Decomposition {
 }
 
 /// Decomposes `adj` (equation → variables; weights ignored) with `n_var` variables.
-pub fn decompose(adj: &Graph, n_var: usize) -> Decomposition {
+pub fn decompose<R: Rows + ?Sized>(adj: &R, n_var: usize) -> Decomposition {
     let n_eq = adj.len();
     let (eq_to_var, var_to_eq) = maximum_matching(adj, n_var);
+    // Over-determined: from unmatched equations, eq -> var (any edge) -> matched eq.
+    let eq_adj: Vec<Vec<usize>> = (0..n_eq).map(|i| (0..adj.degree(i)).map(|k| adj.var(i, k)).collect()).collect();
     let mut var_adj: Vec<Vec<usize>> = vec![Vec::new(); n_var];
-    for (i, row) in adj.iter().enumerate() {
-        for &(j, _) in row {
+    for (i, row) in eq_adj.iter().enumerate() {
+        for &j in row {
             var_adj[j].push(i);
         }
     }
-    // Over-determined: from unmatched equations, eq -> var (any edge) -> matched eq.
-    let eq_adj: Vec<Vec<usize>> = adj.iter().map(|row| row.iter().map(|&(j, _)| j).collect()).collect();
     let (eq_over, var_over) = alternating_reach(&eq_adj, &eq_to_var, &var_to_eq);
     // Under-determined: the same from unmatched variables, var -> eq -> matched var.
     let (var_under, eq_under) = alternating_reach(&var_adj, &var_to_eq, &eq_to_var);

@@ -8,13 +8,16 @@
 //! `off` in `v = s*(if off then 1 else R)`, a source's `time < startTime`), so one
 //! Σ-method covers the whole cube of modes that agree on the structural ones; the
 //! results are the same sets of modes as a full enumeration.
+//!
+//! One valid assignment (every model without modes) is nonsingular or not: its structure
+//! is then the CDG itself, every condition the regular modes, written without the
+//! gathering ([`super::one_mode`], issue 15).
 
 use super::AnalysisError;
-use super::cdg::{Block, Cdg, Edge, Singular};
+use super::cdg::{Blocks, Cdg, Edge, ModeValues, Singular};
 use super::local::Local;
-use super::matching::Graph;
 use super::modes::ModeSpace;
-use super::sigma::{BlockInstance, SingleMode, analyse};
+use super::sigma::{BlockInstance, Sigma, SingleMode, analyse};
 use crate::mdae::{EqId, Mdae, ModeId, VarId};
 use crate::syntax::small_list::SmallList;
 use biodivine_lib_bdd::Bdd;
@@ -25,21 +28,20 @@ use std::hash::BuildHasher;
 /// The most mode dimensions (variables + atoms) the explicit strategy enumerates.
 pub const EXPLICIT_MAX_MODES: usize = 24;
 
-/// The Σ-matrix of `mdae` in the mode where `holds(m)` gives each mode's value.
-pub fn sigma_in_mode(mdae: &Mdae, holds: &dyn Fn(ModeId) -> bool) -> Graph {
-    mdae.eq_ids()
-        .filter(|&e| mdae.active(e).eval(holds))
-        .map(|e| {
-            let mut row: BTreeMap<usize, i64> = BTreeMap::new();
-            for inc in mdae.incidence(e) {
-                if inc.when.eval(holds) {
-                    let o = row.entry(inc.var.index()).or_insert(inc.order as i64);
-                    *o = (*o).max(inc.order as i64);
-                }
-            }
-            row.into_iter().collect()
-        })
-        .collect()
+/// The Σ-matrix of `mdae` in the mode where `holds(m)` gives each mode's value (its rows
+/// the active equations', each variable at its highest order).
+pub fn sigma_in_mode(mdae: &Mdae, holds: &dyn Fn(ModeId) -> bool) -> Sigma {
+    let active = || mdae.eq_ids().filter(|&e| mdae.active(e).eval(holds));
+    let mut sigma = Sigma::with_capacity(active().count(), active().map(|e| mdae.incidence(e).len()).sum());
+    let mut row = Vec::new();
+    for e in active() {
+        row.extend(
+            mdae.incidence(e).iter().filter(|inc| inc.when.eval(holds)).map(|inc| (inc.var.0, u32::from(inc.order))),
+        );
+        sigma.push_row(&mut row);
+    }
+    sigma.shrink_to_fit();
+    sigma
 }
 
 /// The modes the Σ-matrix depends on: those an incidence guard or an activity condition
@@ -82,6 +84,19 @@ fn cube(space: &ModeSpace, structural: &[ModeId], bits: u64) -> Bdd {
 }
 
 pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
+    run(mdae, true)
+}
+
+/// [`explicit`] with every result gathered, one valid assignment too (the reference of
+/// `one_mode.rs`'s tests).
+#[cfg(test)]
+pub(crate) fn gathered(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
+    run(mdae, false)
+}
+
+/// [`explicit`]; `one_mode`: whether one valid assignment that is nonsingular is written
+/// straight into the CDG ([`super::one_mode`]).
+fn run(mdae: &Mdae, one_mode: bool) -> Result<Cdg, AnalysisError> {
     let structural = structural_modes(mdae);
     let k = structural.len();
     if k > EXPLICIT_MAX_MODES {
@@ -93,42 +108,32 @@ pub fn explicit(mdae: &Mdae) -> Result<Cdg, AnalysisError> {
     let space = ModeSpace::of_modes(mdae);
     let valid = space.valid(mdae);
     let n_var = mdae.vars.len();
+    let mode_of = |bits: u64| cube(&space, &structural, bits).and(&valid);
+    let structural_ref = &structural;
+    let holds_in =
+        |bits: u64| move |m: ModeId| structural_ref.iter().position(|&s| s == m).is_some_and(|i| bits >> i & 1 == 1);
+    // One valid assignment: if it is nonsingular, its structure is the CDG.
+    let mut valid_bits = (0u64..(1u64 << k)).filter(|&bits| !mode_of(bits).is_false());
+    if let (true, Some(bits), None) = (one_mode, valid_bits.next(), valid_bits.next()) {
+        let sigma = sigma_in_mode(mdae, &holds_in(bits));
+        let dm = match super::sigma::packed(&sigma, n_var) {
+            Ok(s) => return Ok(super::one_mode::cdg(sigma, s, space, valid)),
+            Err(dm) => dm,
+        };
+        drop(sigma);
+        let mut acc = Acc::new(mdae, 1usize << k);
+        acc.gather(bits, &mode_of(bits), SingleMode::Singular(*dm), &space);
+        return Ok(acc.finish(space, valid, &structural));
+    }
     let mut acc = Acc::new(mdae, 1usize << k);
     for bits in 0u64..(1u64 << k) {
-        let mode = cube(&space, &structural, bits).and(&valid);
+        let mode = mode_of(bits);
         if mode.is_false() {
             continue;
         }
-        let at = bits as u32;
-        acc.valid[bits as usize] = true;
-        let holds = |m: ModeId| structural.iter().position(|&s| s == m).is_some_and(|i| bits >> i & 1 == 1);
         // The Σ-matrix dropped before the results are gathered.
-        let result = analyse(&sigma_in_mode(mdae, &holds), n_var);
-        match result {
-            SingleMode::Singular(dm) => {
-                let key = (dm.over_eqs.clone(), dm.under_vars.clone());
-                let e =
-                    acc.singular.entry(key).or_insert_with(|| (Vec::new(), space.example(&mode).unwrap_or_default()));
-                e.0.push(at);
-            }
-            SingleMode::Nonsingular(s) => {
-                acc.regular.push(at);
-                for (i, &c) in s.c.iter().enumerate() {
-                    push_value(&mut acc.offsets[i], c, at);
-                }
-                for (j, &d) in s.d.iter().enumerate() {
-                    push_value(&mut acc.orders[j], d, at);
-                }
-                // Each instance is kept once, under an id; the edges refer to ids. The first
-                // mode's instances fill the vector exactly (grown one at a time, it kept up to
-                // twice the room through the end).
-                if acc.blocks.is_empty() {
-                    acc.blocks.reserve_exact(s.blocks.len());
-                }
-                let ids: Vec<u32> = s.blocks.into_iter().map(|b| acc.block(b, at)).collect();
-                acc.edges.extend(s.deps.iter().map(|&(a, b)| (ids[a], ids[b], at)));
-            }
-        }
+        let result = analyse(&sigma_in_mode(mdae, &holds_in(bits)), n_var);
+        acc.gather(bits, &mode, result, &space);
     }
     Ok(acc.finish(space, valid, &structural))
 }
@@ -182,6 +187,37 @@ impl Acc {
         }
     }
 
+    /// Adds the result of the valid assignment `bits` (the modes `mode`).
+    fn gather(&mut self, bits: u64, mode: &Bdd, result: SingleMode, space: &ModeSpace) {
+        let at = bits as u32;
+        self.valid[bits as usize] = true;
+        match result {
+            SingleMode::Singular(dm) => {
+                let key = (dm.over_eqs.clone(), dm.under_vars.clone());
+                let e =
+                    self.singular.entry(key).or_insert_with(|| (Vec::new(), space.example(mode).unwrap_or_default()));
+                e.0.push(at);
+            }
+            SingleMode::Nonsingular(s) => {
+                self.regular.push(at);
+                for (i, &c) in s.c.iter().enumerate() {
+                    push_value(&mut self.offsets[i], c, at);
+                }
+                for (j, &d) in s.d.iter().enumerate() {
+                    push_value(&mut self.orders[j], d, at);
+                }
+                // Each instance is kept once, under an id; the edges refer to ids. The first
+                // mode's instances fill the vector exactly (grown one at a time, it kept up to
+                // twice the room through the end).
+                if self.blocks.is_empty() {
+                    self.blocks.reserve_exact(s.blocks.len());
+                }
+                let ids: Vec<u32> = s.blocks.into_iter().map(|b| self.block(b, at)).collect();
+                self.edges.extend(s.deps.iter().map(|&(a, b)| (ids[a as usize], ids[b as usize], at)));
+            }
+        }
+    }
+
     /// The id of instance `b`, whose assignments now include `at`.
     fn block(&mut self, b: BlockInstance, at: u32) -> u32 {
         let same = self.ids.entry(FxBuildHasher.hash_one(&b)).or_default();
@@ -214,13 +250,13 @@ impl Acc {
         for (r, &id) in order.iter().enumerate() {
             rank[id as usize] = r as u32;
         }
-        let blocks: Vec<Block> = order
-            .iter()
-            .map(|&id| {
-                let (b, at) = &instances[id as usize];
-                block(b, local(at))
-            })
-            .collect();
+        let eqs = instances.iter().map(|(b, _)| b.eqs.len()).sum();
+        let reads = instances.iter().map(|(b, _)| b.reads.len()).sum();
+        let mut blocks = Blocks::with_capacity(order.len(), eqs, reads);
+        for &id in &order {
+            let (b, at) = &instances[id as usize];
+            push_block(&mut blocks, b, local(at));
+        }
         drop((order, instances));
         // Each dependency's assignments, increasing (a stable sort of the pairs).
         deps.iter_mut().for_each(|d| (d.0, d.1) = (rank[d.0 as usize], rank[d.1 as usize]));
@@ -230,7 +266,7 @@ impl Acc {
         let mut edges: Vec<Edge> = Vec::with_capacity(runs().count());
         edges.extend(runs().map(|run| {
             let at: Assignments = run.iter().map(|d| d.2).collect();
-            Edge { from: run[0].0 as usize, to: run[0].1 as usize, cond: local(&at) }
+            Edge { from: run[0].0, to: run[0].1, cond: local(&at) }
         }));
         drop(deps);
         let singular = singular
@@ -243,12 +279,13 @@ impl Acc {
             })
             .collect();
         let flat = |v: Vec<SmallList<(u32, Assignments)>>| {
-            v.into_iter()
-                .map(|mut m| {
+            ModeValues::new(
+                factored.all(),
+                v.into_iter().map(|mut m| {
                     m.sort_unstable_by_key(|x| x.0);
                     m.iter().map(|(n, at)| (*n, local(at))).collect()
-                })
-                .collect()
+                }),
+            )
         };
         let (offsets, orders) = (flat(offsets), flat(orders));
         drop(sets);
@@ -304,13 +341,13 @@ impl<'a> Sets<'a> {
     }
 }
 
-/// A dense-index block instance as a CDG block.
-pub fn block(b: &BlockInstance, cond: Local) -> Block {
-    let ids = |v: &[(usize, u32)]| v.iter().map(|&(j, d)| (VarId(j as u32), d)).collect();
-    Block {
-        cond,
-        eqs: b.eqs.iter().map(|&(i, c)| (EqId(i as u32), c)).collect(),
-        writes: ids(&b.writes),
-        reads: ids(&b.reads),
-    }
+/// Appends a dense-index block instance to the CDG's blocks under `cond`.
+pub fn push_block(blocks: &mut Blocks, b: &BlockInstance, cond: Local) {
+    push_lists(blocks, cond, &b.eqs, &b.writes, &b.reads);
+}
+
+/// Appends the block `cond: reads -- eqs -> writes` given by dense indices.
+pub fn push_lists(blocks: &mut Blocks, cond: Local, eqs: &[(u32, u32)], writes: &[(u32, u32)], reads: &[(u32, u32)]) {
+    let vars = |v: &[(u32, u32)]| v.iter().map(|&(j, d)| (VarId(j), d)).collect::<Vec<_>>();
+    blocks.push(cond, eqs.iter().map(|&(i, c)| (EqId(i), c)), vars(writes), vars(reads));
 }

@@ -76,6 +76,11 @@ impl Local {
     fn windows(&self) -> &[usize] {
         &self.0.windows
     }
+
+    /// Is `other` this very set (shared, as R and ∅ are by their [`Factored`])?
+    pub fn is(&self, other: &Local) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Factored {

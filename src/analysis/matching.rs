@@ -18,7 +18,7 @@ pub type Graph = Vec<Vec<(usize, i64)>>;
 /// of 10^4 equations took seconds). Which maximum matching it returns is unspecified: the
 /// callers' results (the Dulmage–Mendelsohn parts, the fine blocks, the Σ-method's offsets
 /// and blocks) are the same for every one.
-pub fn maximum_matching(adj: &Graph, n_var: usize) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
+pub fn maximum_matching<R: Rows + ?Sized>(adj: &R, n_var: usize) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
     let (eq_to_var, var_to_eq) = hopcroft_karp(adj, n_var);
     let opt = |x: u32| (x != FREE).then_some(x as usize);
     (eq_to_var.into_iter().map(opt).collect(), var_to_eq.into_iter().map(opt).collect())
@@ -53,6 +53,19 @@ impl Rows for Graph {
     }
     fn var(&self, i: usize, k: usize) -> usize {
         self[i][k].0
+    }
+}
+
+/// Rows whose entries have a weight, for the weighted matching and the Σ-method: a
+/// [`Graph`], or one mode's packed Σ-matrix ([`Sigma`](super::sigma::Sigma)).
+pub trait Weighted: Rows {
+    /// The entries (variable, weight) of row `i`, in order.
+    fn entries(&self, i: usize) -> impl Iterator<Item = (usize, i64)> + '_;
+}
+
+impl Weighted for Graph {
+    fn entries(&self, i: usize) -> impl Iterator<Item = (usize, i64)> + '_ {
+        self[i].iter().copied()
     }
 }
 
@@ -143,10 +156,11 @@ pub fn hopcroft_karp<R: Rows + ?Sized>(adj: &R, n_var: usize) -> (Vec<u32>, Vec<
 }
 
 /// A maximum-weight perfect matching of a square graph (`n_var == adj.len()`), as
-/// `eq_to_var`, or `None` when there is no perfect matching. Only the edges inside an
-/// irreducible block can be in a perfect matching ([`fine_blocks`](super::dm::fine_blocks)),
-/// so the optimum is the union of every block's own optimum.
-pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
+/// `eq_to_var` (`u32`, as the model's ids), or `None` when there is no perfect matching.
+/// Only the edges inside an irreducible block can be in a perfect matching
+/// ([`fine_blocks`](super::dm::fine_blocks)), so the optimum is the union of every block's
+/// own optimum.
+pub fn max_weight_perfect_matching<G: Weighted + ?Sized>(adj: &G) -> Option<Vec<u32>> {
     let n = adj.len();
     let (eq_to_var, var_to_eq) = hopcroft_karp(adj, n);
     if eq_to_var.contains(&FREE) {
@@ -168,26 +182,33 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
             local_var[j as usize] = k as u32;
         }
     }
-    let mut out = vec![0usize; n];
+    let mut out = vec![0u32; n];
+    let mut row: Vec<(u32, i64)> = Vec::new();
     for b in 0..count {
         let rows = eqs.group(b);
         // cost = −weight (minimised); of parallel edges the heaviest.
-        let block: Vec<Vec<(usize, i64)>> = rows
-            .iter()
-            .map(|&i| {
-                let mut row: Vec<(usize, i64)> = adj[i as usize]
-                    .iter()
-                    .filter(|&&(j, _)| var_block[j] as usize == b)
-                    .map(|&(j, w)| (local_var[j] as usize, -w))
-                    .collect();
-                row.sort_unstable();
-                row.dedup_by_key(|e| e.0);
-                row
-            })
-            .collect();
+        // Room for every entry of the rows (those to other blocks are left out).
+        let most = rows.iter().map(|&i| adj.degree(i as usize)).sum();
+        let mut block = CostRows {
+            start: Vec::with_capacity(rows.len() + 1),
+            cols: Vec::with_capacity(most),
+            costs: Vec::with_capacity(most),
+        };
+        block.start.push(0);
+        for &i in rows {
+            row.extend(
+                adj.entries(i as usize).filter(|&(j, _)| var_block[j] as usize == b).map(|(j, w)| (local_var[j], -w)),
+            );
+            row.sort_unstable();
+            row.dedup_by_key(|e| e.0);
+            block.cols.extend(row.iter().map(|e| e.0));
+            block.costs.extend(row.iter().map(|e| e.1));
+            block.start.push(block.cols.len() as u32);
+            row.clear();
+        }
         let assignment = min_cost_assignment(&block)?;
         for (r, &c) in assignment.iter().enumerate() {
-            out[rows[r] as usize] = vars.group(b)[c] as usize;
+            out[rows[r] as usize] = vars.group(b)[c as usize];
         }
     }
     Some(out)
@@ -197,18 +218,19 @@ pub fn max_weight_perfect_matching(adj: &Graph) -> Option<Vec<usize>> {
 /// of each equation and of each variable and their number: the partition of
 /// [`fine_blocks_with`](super::dm::fine_blocks_with), numbered otherwise (each block's
 /// optimum is its own, so the numbering does not matter here), without a list per block.
-fn fine_partition(adj: &Graph, eq_to_var: &[u32], var_to_eq: &[u32]) -> (Vec<u32>, Vec<u32>, usize) {
+fn fine_partition<R: Rows + ?Sized>(adj: &R, eq_to_var: &[u32], var_to_eq: &[u32]) -> (Vec<u32>, Vec<u32>, usize) {
     // Equation i → the equation matched to each variable of its row (every variable is
     // matched: the matching is perfect).
     let target = |i: usize, j: usize| Some(var_to_eq[j]).filter(|&k| k as usize != i);
+    let row = |i: usize| (0..adj.degree(i)).map(move |k| adj.var(i, k));
     let mut start: Vec<u32> = Vec::with_capacity(adj.len() + 1);
     start.push(0);
-    for (i, row) in adj.iter().enumerate() {
-        start.push(start[i] + row.iter().filter(|&&(j, _)| target(i, j).is_some()).count() as u32);
+    for i in 0..adj.len() {
+        start.push(start[i] + row(i).filter(|&j| target(i, j).is_some()).count() as u32);
     }
     let mut succ: Vec<u32> = Vec::with_capacity(start[adj.len()] as usize);
-    for (i, row) in adj.iter().enumerate() {
-        succ.extend(row.iter().filter_map(|&(j, _)| target(i, j)));
+    for i in 0..adj.len() {
+        succ.extend(row(i).filter_map(|j| target(i, j)));
     }
     let (eq_block, count) = super::scc::component_of(&start, &succ);
     drop((start, succ));
@@ -249,17 +271,18 @@ impl Grouped {
     }
 }
 
-/// Minimum-cost perfect assignment of a square sparse graph (`rows[r]`: (column, cost),
-/// sorted by column, no column twice), `result[r] = column`; `None` if there is none.
-/// Successive shortest augmenting paths (Dijkstra on reduced costs, Johnson potentials):
-/// O(k · E log k) for k rows and E edges, E memory.
-pub fn min_cost_assignment(rows: &[Vec<(usize, i64)>]) -> Option<Vec<usize>> {
+/// Minimum-cost perfect assignment of a square sparse graph (row r's entries: (column,
+/// cost), sorted by column, no column twice), `result[r] = column`; `None` if there is
+/// none. Successive shortest augmenting paths (Dijkstra on reduced costs, Johnson
+/// potentials): O(k · E log k) for k rows and E edges, E memory; rows, columns and the
+/// search's links as `u32` (a model of 10^5 equations can be one irreducible block).
+pub fn min_cost_assignment<G: Weighted + ?Sized>(rows: &G) -> Option<Vec<u32>> {
     let k = rows.len();
     // Potentials: reduced cost of row r → column c is cost + pr[r] − pc[c] ≥ 0, and 0 on
     // the matched edges. Start from pc[c] = min over the rows of the column's cost.
     let mut pc = vec![i64::MAX; k];
-    for row in rows {
-        for &(c, w) in row {
+    for r in 0..k {
+        for (c, w) in rows.entries(r) {
             pc[c] = pc[c].min(w);
         }
     }
@@ -267,45 +290,46 @@ pub fn min_cost_assignment(rows: &[Vec<(usize, i64)>]) -> Option<Vec<usize>> {
         return None;
     }
     let mut pr = vec![0i64; k];
-    let mut row_of: Vec<Option<usize>> = vec![None; k];
-    let mut col_of: Vec<Option<usize>> = vec![None; k];
+    let mut row_of: Vec<u32> = vec![FREE; k];
+    let mut col_of: Vec<u32> = vec![FREE; k];
     // Per search: distance to each column, the row it was reached from, and what to reset.
     let mut dist = vec![i64::MAX; k];
-    let mut from = vec![0usize; k];
+    let mut from = vec![0u32; k];
     let mut done = vec![false; k];
-    let mut touched: Vec<usize> = Vec::new();
+    let mut touched: Vec<u32> = Vec::new();
     for s in 0..k {
-        let mut heap: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-        let mut relax = |r: usize, base: i64, heap: &mut BinaryHeap<_>, dist: &mut [i64], from: &mut [usize]| {
-            for &(c, w) in &rows[r] {
+        let mut heap: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
+        let mut relax = |r: usize, base: i64, heap: &mut BinaryHeap<_>, dist: &mut [i64], from: &mut [u32]| {
+            for (c, w) in rows.entries(r) {
                 let d = base + w + pr[r] - pc[c];
                 if d < dist[c] {
                     if dist[c] == i64::MAX {
-                        touched.push(c);
+                        touched.push(c as u32);
                     }
                     dist[c] = d;
-                    from[c] = r;
-                    heap.push(Reverse((d, c)));
+                    from[c] = r as u32;
+                    heap.push(Reverse((d, c as u32)));
                 }
             }
         };
         relax(s, 0, &mut heap, &mut dist, &mut from);
         // Rows reached, with their distance (the source at 0).
-        let mut reached: Vec<(usize, i64)> = vec![(s, 0)];
+        let mut reached: Vec<(u32, i64)> = vec![(s as u32, 0)];
         let mut target = None;
         while let Some(Reverse((d, c))) = heap.pop() {
+            let c = c as usize;
             if done[c] || d > dist[c] {
                 continue;
             }
             done[c] = true;
             match row_of[c] {
-                None => {
+                FREE => {
                     target = Some((c, d));
                     break;
                 }
-                Some(r) => {
+                r => {
                     reached.push((r, d));
-                    relax(r, d, &mut heap, &mut dist, &mut from);
+                    relax(r as usize, d, &mut heap, &mut dist, &mut from);
                 }
             }
         }
@@ -313,32 +337,61 @@ pub fn min_cost_assignment(rows: &[Vec<(usize, i64)>]) -> Option<Vec<usize>> {
         // New potentials π + min(d, D) (a common shift of every node changes nothing, so
         // only the nodes closer than D move, by d − D).
         for &c in &touched {
+            let c = c as usize;
             if done[c] && dist[c] < total {
                 pc[c] += dist[c] - total;
             }
         }
         for &(r, d) in &reached {
-            pr[r] += d - total;
+            pr[r as usize] += d - total;
         }
         // Augment along the path.
         let mut c = t;
         loop {
-            let r = from[c];
+            let r = from[c] as usize;
             let next = col_of[r];
-            row_of[c] = Some(r);
-            col_of[r] = Some(c);
+            row_of[c] = r as u32;
+            col_of[r] = c as u32;
             match next {
-                Some(c2) if r != s => c = c2,
-                _ => break,
+                FREE => break,
+                _ if r == s => break,
+                c2 => c = c2 as usize,
             }
         }
         for &c in &touched {
-            dist[c] = i64::MAX;
-            done[c] = false;
+            dist[c as usize] = i64::MAX;
+            done[c as usize] = false;
         }
         touched.clear();
     }
-    col_of.into_iter().collect()
+    (!col_of.contains(&FREE)).then_some(col_of)
+}
+
+/// One irreducible block's rows for [`min_cost_assignment`], packed: row r's entries
+/// (local column, cost) are `cols[start[r]..start[r + 1]]` with their `costs`.
+struct CostRows {
+    start: Vec<u32>,
+    cols: Vec<u32>,
+    costs: Vec<i64>,
+}
+
+impl Rows for CostRows {
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+    fn degree(&self, i: usize) -> usize {
+        (self.start[i + 1] - self.start[i]) as usize
+    }
+    fn var(&self, i: usize, k: usize) -> usize {
+        self.cols[self.start[i] as usize + k] as usize
+    }
+}
+
+impl Weighted for CostRows {
+    fn entries(&self, i: usize) -> impl Iterator<Item = (usize, i64)> + '_ {
+        let (p, q) = (self.start[i] as usize, self.start[i + 1] as usize);
+        self.cols[p..q].iter().zip(&self.costs[p..q]).map(|(&c, &w)| (c as usize, w))
+    }
 }
 
 #[cfg(test)]
@@ -396,7 +449,10 @@ mod tests {
                 cols.sort_unstable();
                 cols.dedup();
                 assert_eq!(cols.len(), n, "a permutation: {m:?}");
-                m.iter().enumerate().map(|(i, &j)| adj[i].iter().filter(|e| e.0 == j).map(|e| e.1).max().unwrap()).sum()
+                m.iter()
+                    .enumerate()
+                    .map(|(i, &j)| adj[i].iter().filter(|e| e.0 == j as usize).map(|e| e.1).max().unwrap())
+                    .sum()
             });
             perfect += usize::from(got.is_some());
             assert_eq!(got, expected, "{adj:?}");
@@ -512,7 +568,7 @@ mod tests {
             }
             let adj: Graph = rows.iter().map(|r| r.iter().map(|&(j, c)| (j, -c)).collect()).collect();
             let got = min_cost_assignment(&rows).map(|m| {
-                -m.iter().enumerate().map(|(i, &j)| rows[i].iter().find(|e| e.0 == j).unwrap().1).sum::<i64>()
+                -m.iter().enumerate().map(|(i, &j)| rows[i].iter().find(|e| e.0 == j as usize).unwrap().1).sum::<i64>()
             });
             assert_eq!(got, brute_max(&adj), "{rows:?}");
         }

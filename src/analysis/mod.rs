@@ -21,6 +21,7 @@ pub mod matching;
 pub mod meets;
 pub mod modes;
 pub mod oblivious;
+pub mod one_mode;
 pub mod report;
 pub mod scc;
 pub mod sigma;

@@ -64,13 +64,13 @@ pub fn fits_every_mode(mdae: &Mdae, cdg: &Cdg) -> bool {
     let Some(matching) = max_weight_perfect_matching(&preferring) else {
         return false;
     };
-    if !(0..n).all(|i| everywhere(&entries[i][&matching[i]].1)) {
+    if !(0..n).all(|i| everywhere(&entries[i][&(matching[i] as usize)].1)) {
         return false;
     }
     let s = structure_of(&union, matching);
     let agrees =
         |per_mode: &[(u32, Local)], value: u32| per_mode.iter().any(|(v, m)| *v == value && cdg.factored.covers(m));
-    (0..n).all(|i| agrees(&cdg.offsets[i], s.c[i])) && (0..n).all(|j| agrees(&cdg.orders[j], s.d[j]))
+    (0..n).all(|i| agrees(&cdg.offsets.get(i), s.c[i])) && (0..n).all(|j| agrees(&cdg.orders.get(j), s.d[j]))
 }
 
 /// Why [`fits_a_priori`] lets a model pass unchanged.
@@ -164,7 +164,7 @@ pub fn fits_a_priori(mdae: &Mdae) -> Option<APriori> {
         .collect();
     let matching = max_weight_perfect_matching(&preferring)?;
     if !(0..n).all(|i| {
-        let j = matching[i];
+        let j = matching[i] as usize;
         let top = union[i].iter().find(|e| e.0 == j).map(|e| e.1);
         top.is_some_and(|o| core[i].contains(&(j, o)))
     }) {
@@ -247,7 +247,7 @@ pub fn meets_the_guarantee(
         .blocks
         .iter()
         .map(|b| {
-            let mut eqs: Vec<usize> = b.eqs.iter().map(|e| e.0).collect();
+            let mut eqs: Vec<usize> = b.eqs.iter().map(|e| e.0 as usize).collect();
             eqs.sort_unstable();
             eqs
         })

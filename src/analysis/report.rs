@@ -19,7 +19,7 @@ fn primed(name: &str, order: u32) -> String {
 
 /// `p: R -- E -> W`, `p:` omitted when p is true, `R --` when R is empty.
 pub fn block_label(mdae: &Mdae, cdg: &Cdg, b: &Block) -> String {
-    let cond = cdg.text(&b.cond);
+    let cond = cdg.text(b.cond);
     let eqs: Vec<String> = b.eqs.iter().map(|&(e, c)| primed(&mdae.label(e).to_string(), c)).collect();
     let writes: Vec<String> = b.writes.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
     let reads: Vec<String> = b.reads.iter().map(|&(v, d)| primed(&mdae.var(v).name, d)).collect();
@@ -183,7 +183,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
     let variables = mdae
         .var_ids()
         .map(|v| {
-            let orders = &cdg.orders[v.index()];
+            let orders = cdg.orders.get(v.index());
             let state =
                 orders.iter().filter(|(d, _)| *d > 0).fold(cdg.space.mk_false(), |acc, (_, b)| acc.or(&cdg.bdd(b)));
             JsonVariable {
@@ -199,14 +199,17 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         .enumerate()
         .map(|(n, b)| JsonBlock {
             id: n + 1,
-            when: cdg.text(&b.cond),
+            when: cdg.text(b.cond),
             equations: b.eqs.iter().map(|&(e, c)| JsonEqOrder { eq: mdae.label(e).to_string(), order: c }).collect(),
-            writes: var_orders(mdae, &b.writes),
-            reads: var_orders(mdae, &b.reads),
+            writes: var_orders(mdae, b.writes),
+            reads: var_orders(mdae, b.reads),
         })
         .collect();
-    let edges =
-        cdg.edges.iter().map(|e| JsonEdge { from: e.from + 1, to: e.to + 1, when: cdg.text(&e.cond) }).collect();
+    let edges = cdg
+        .edges
+        .iter()
+        .map(|e| JsonEdge { from: e.from as usize + 1, to: e.to as usize + 1, when: cdg.text(&e.cond) })
+        .collect();
     JsonReport {
         model: mdae.name.clone(),
         modes,
@@ -229,7 +232,7 @@ pub fn dot(mdae: &Mdae, cdg: &Cdg) -> String {
     let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let mut s = format!("digraph \"{}\" {{\n  node [shape=box, fontname=\"monospace\"];\n", esc(&mdae.name));
     for (n, b) in cdg.blocks.iter().enumerate() {
-        let _ = writeln!(s, "  b{} [label=\"{}\"];", n + 1, esc(&block_label(mdae, cdg, b)));
+        let _ = writeln!(s, "  b{} [label=\"{}\"];", n + 1, esc(&block_label(mdae, cdg, &b)));
     }
     for e in &cdg.edges {
         let _ = writeln!(s, "  b{} -> b{} [label=\"{}\"];", e.from + 1, e.to + 1, esc(&cdg.text(&e.cond)));
@@ -245,8 +248,15 @@ pub fn when_phrase(cond: &str) -> String {
 
 /// The readable `--check` report.
 pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
+    let mut out = Vec::new();
+    write_check(mdae, cdg, &mut out).expect("writing to memory");
+    String::from_utf8(out).expect("the report is UTF-8")
+}
+
+/// [`check`], written to `s` as it is made (a model of 10^5 equations has a report of
+/// several MB: issue 15).
+pub fn write_check(mdae: &Mdae, cdg: &Cdg, s: &mut dyn std::io::Write) -> std::io::Result<()> {
     let text = |b: &Bdd| cdg.space.text(b, &cdg.valid);
-    let mut s = String::new();
     // Boolean mode variables, then Integer/enumeration ones with their domains.
     let mut vars: Vec<String> =
         mdae.modes.iter().filter(|m| m.kind == ModeKind::Variable).map(|m| m.name.clone()).collect();
@@ -254,83 +264,80 @@ pub fn check(mdae: &Mdae, cdg: &Cdg) -> String {
         let values: Vec<&str> = values.into_iter().map(|(_, v)| v).collect();
         vars.push(format!("{var} in {{{}}}", values.join(", ")));
     }
-    let _ = writeln!(s, "model {}: {} equations, {} unknowns", mdae.name, mdae.equations.len(), mdae.vars.len());
-    let _ = writeln!(s, "mode variables: {}", if vars.is_empty() { "none".into() } else { vars.join(", ") });
+    writeln!(s, "model {}: {} equations, {} unknowns", mdae.name, mdae.equations.len(), mdae.vars.len())?;
+    writeln!(s, "mode variables: {}", if vars.is_empty() { "none".into() } else { vars.join(", ") })?;
     for m in &mdae.modes {
         if let ModeKind::Atom { expr } = &m.kind {
-            let _ = writeln!(s, "mode atom {} = {}", m.name, expr);
+            writeln!(s, "mode atom {} = {}", m.name, expr)?;
         }
     }
-    let _ = writeln!(s, "invariant: {}", cdg.space.invariant_text(mdae));
-    let _ = writeln!(s, "valid modes: {}", cdg.space.count(&cdg.valid));
+    writeln!(s, "invariant: {}", cdg.space.invariant_text(mdae))?;
+    writeln!(s, "valid modes: {}", cdg.space.count(&cdg.valid))?;
     if cdg.singular.is_empty() {
-        let _ = writeln!(s, "structurally nonsingular in every valid mode");
+        writeln!(s, "structurally nonsingular in every valid mode")?;
         if !mdae.modes.is_empty() && super::oblivious::fits_every_mode(mdae, cdg) {
-            let _ = writeln!(
+            writeln!(
                 s,
                 "one structural analysis fits every mode (the same equations solved for the same \
                  variables, the same index and states): a tool that analyses once gets it right; \
                  the main job passes it unchanged"
-            );
+            )?;
         }
     }
     for sg in &cdg.singular {
         let example: Vec<String> = sg.example.iter().map(|&(m, v)| format!("{} = {}", mdae.mode(m).name, v)).collect();
-        let _ = writeln!(s, "SINGULAR {} (e.g. {}):", when_phrase(&text(&sg.cond)), example.join(", "));
+        writeln!(s, "SINGULAR {} (e.g. {}):", when_phrase(&text(&sg.cond)), example.join(", "))?;
         let over: Vec<String> = sg.overdetermined.iter().map(|&e| mdae.label(e).to_string()).collect();
         let under: Vec<&str> = sg.underdetermined.iter().map(|&v| mdae.var(v).name.as_str()).collect();
-        let _ =
-            writeln!(s, "  overdetermined equations: {}", if over.is_empty() { "none".into() } else { over.join(" ") });
-        let _ = writeln!(
-            s,
-            "  underdetermined variables: {}",
-            if under.is_empty() { "none".into() } else { under.join(" ") }
-        );
+        writeln!(s, "  overdetermined equations: {}", if over.is_empty() { "none".into() } else { over.join(" ") })?;
+        writeln!(s, "  underdetermined variables: {}", if under.is_empty() { "none".into() } else { under.join(" ") })?;
     }
-    classes(mdae, cdg, &mut s);
-    let _ = writeln!(s, "blocks ({}):", cdg.blocks.len());
+    classes(mdae, cdg, s)?;
+    writeln!(s, "blocks ({}):", cdg.blocks.len())?;
     for (n, b) in cdg.blocks.iter().enumerate() {
-        let _ = writeln!(s, "  {}. {}", n + 1, block_label(mdae, cdg, b));
+        writeln!(s, "  {}. {}", n + 1, block_label(mdae, cdg, &b))?;
     }
-    let _ = writeln!(s, "edges ({}):", cdg.edges.len());
+    writeln!(s, "edges ({}):", cdg.edges.len())?;
     for e in &cdg.edges {
-        let _ = writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, cdg.text(&e.cond));
+        writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, cdg.text(&e.cond))?;
     }
-    s
+    Ok(())
 }
 
 /// Most structure classes listed by `--check`.
 const MAX_CLASSES: usize = 32;
 
 /// Partitions the regular modes by the set of active blocks and describes each class.
-fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
+fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut parts: Vec<Bdd> = if cdg.regular.is_false() { Vec::new() } else { vec![cdg.regular.clone()] };
-    for b in &cdg.blocks {
+    for b in cdg.blocks.iter() {
         let mut next = Vec::with_capacity(parts.len() * 2);
         for p in &parts {
             // p ⊆ R: p ∧ (g ∧ R) = p ∧ g.
-            let (i, o) = (p.and(&b.cond.g()), p.and_not(&b.cond.g()));
+            let (i, o) = (p.and(b.cond.g()), p.and_not(b.cond.g()));
             next.extend([i, o].into_iter().filter(|x| !x.is_false()));
         }
         parts = next;
         if parts.len() > MAX_CLASSES {
-            let _ = writeln!(s, "structure classes: more than {MAX_CLASSES} (see --report json for the blocks)");
-            return;
+            return writeln!(s, "structure classes: more than {MAX_CLASSES} (see --report json for the blocks)");
         }
     }
-    let _ = writeln!(s, "structure classes ({}):", parts.len());
+    writeln!(s, "structure classes ({}):", parts.len())?;
     for p in &parts {
-        let active: Vec<&Block> = cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(&b.cond.g(), p)).collect();
-        let sum_c: u32 = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();
-        let sum_d: u32 = active.iter().flat_map(|b| b.writes.iter().map(|w| w.1)).sum();
-        let index = active.iter().flat_map(|b| b.eqs.iter().map(|e| e.1)).max().unwrap_or(0);
-        let mut states: Vec<String> = active
-            .iter()
+        // The active blocks by number (4 bytes each, not a view of 56).
+        let active: Vec<u32> = (0..cdg.blocks.len() as u32)
+            .filter(|&b| crate::analysis::meets::meets(cdg.blocks.get(b as usize).cond.g(), p))
+            .collect();
+        let blocks = || active.iter().map(|&b| cdg.blocks.get(b as usize));
+        let sum_c: u32 = blocks().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();
+        let sum_d: u32 = blocks().flat_map(|b| b.writes.iter().map(|w| w.1)).sum();
+        let index = blocks().flat_map(|b| b.eqs.iter().map(|e| e.1)).max().unwrap_or(0);
+        let mut states: Vec<String> = blocks()
             .flat_map(|b| b.writes.iter())
             .flat_map(|&(v, d)| (0..d).map(move |k| primed(&mdae.var(v).name, k)))
             .collect();
         states.sort();
-        let _ = writeln!(
+        writeln!(
             s,
             "  when {}: index {}, states {}, degrees of freedom {}, {} blocks",
             cdg.space.text(p, &cdg.valid),
@@ -338,6 +345,7 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut String) {
             if states.is_empty() { "none".into() } else { states.join(" ") },
             sum_d as i64 - sum_c as i64,
             active.len()
-        );
+        )?;
     }
+    Ok(())
 }

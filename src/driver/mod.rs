@@ -281,30 +281,37 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     // restart systems are built, by the RIMIS stage (not run on a singular model).
     let changes = (cdg.singular.is_empty() && (cli.check || cli.report.is_some()))
         .then(|| crate::rimis::mode_changes(&def, &model, &cdg));
-    let mut out = String::new();
     // With --report json the JSON is alone on stdout (or in -o), so that it parses.
-    if cli.check && cli.report.is_none() {
-        out.push_str(&analysis::report::check(&model, &cdg));
-        match &changes {
-            Some(Ok(c)) => out.push_str(&analysis::impulse::text(c)),
-            Some(Err(e)) => out.push_str(&format!("mode changes: not analysed ({})\n", e.message)),
-            None => {}
+    let (changes, json) = match cli.report {
+        Some(Report::Json) => {
+            let mut report = analysis::report::json(&model, &cdg);
+            report.discrete_loops = Some(causal.json(file));
+            report.mode_changes = changes.and_then(Result::ok);
+            (None, Some(report))
         }
-        out.push_str(&causal.text(file));
-    }
-    if cli.report == Some(Report::Json) {
-        let mut report = analysis::report::json(&model, &cdg);
-        report.discrete_loops = Some(causal.json(file));
-        report.mode_changes = changes.and_then(Result::ok);
-        let json = serde_json::to_string_pretty(&report)
-            .map_err(|e| DriverError::Usage(format!("cannot write the JSON report: {e}")))?;
-        out.push_str(&json);
-        out.push('\n');
-    }
+        None => (changes, None),
+    };
     if let Some(path) = &cli.dot {
         output::write(Some(path), &analysis::report::dot(&model, &cdg))?;
     }
-    output::write(cli.output.as_deref(), &out)?;
+    // Written as it is made (the report of a model of 10^5 equations is several MB).
+    output::write_with(cli.output.as_deref(), &|w| {
+        if cli.check && json.is_none() {
+            analysis::report::write_check(&model, &cdg, w)?;
+            match &changes {
+                Some(Ok(c)) => w.write_all(analysis::impulse::text(c).as_bytes())?,
+                Some(Err(e)) => writeln!(w, "mode changes: not analysed ({})", e.message)?,
+                None => {}
+            }
+            w.write_all(causal.text(file).as_bytes())?;
+        }
+        if let Some(report) = &json {
+            serde_json::to_writer_pretty(&mut *w, report)
+                .map_err(|e| std::io::Error::other(format!("cannot write the JSON report: {e}")))?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
     if cdg.singular.is_empty() && !causal.fatal() {
         return Ok(());
     }

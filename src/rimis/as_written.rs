@@ -19,7 +19,7 @@ pub(crate) fn kept_whole(plan: &Plan, e: EqId) -> bool {
 pub(crate) fn check(plan: &Plan) -> Result<(), RimisError> {
     for (b, block) in plan.cdg.blocks.iter().enumerate() {
         let cond = plan.cond(plan.block_cond[b]);
-        for &(e, k) in &block.eqs {
+        for &(e, k) in block.eqs {
             let Some(how) = plan.mdae.as_written.get(&e) else { continue };
             let eq = plan.mdae.eq(e);
             let (what, span) = match how {

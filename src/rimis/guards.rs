@@ -105,8 +105,8 @@ pub(crate) fn resolve(plan: &Plan, g: &Expr, at: &[(ModeId, bool)], cond: &Local
             let u = *plan.by_name.get(&*n)?;
             let def = plan.def_at(u, 0, at);
             let [(b, 0)] = def.as_slice() else { return None };
-            let block = &plan.cdg.blocks[plan.part_block[*b]];
-            let [(eq, 0)] = &block.eqs[..] else { return None };
+            let block = plan.cdg.blocks.get(plan.part_block[*b]);
+            let [(eq, 0)] = block.eqs else { return None };
             let here = plan.factored.and(&plan.cond_local(plan.part_cond[*b]), cond);
             let (l, r) = sides_under_in(plan, &plan.mdae.eq(*eq).body, &here);
             if var_name(&l).is_some_and(|a| a == n) {

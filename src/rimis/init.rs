@@ -87,7 +87,10 @@ pub(crate) fn init_consistency(
         InitConsistency { items: Vec::new(), freed: Vec::new(), conditional: Vec::new(), unnamed: Vec::new() };
     let mut entries: Vec<Entry> = Vec::new();
     for e in plan.mdae.eq_ids() {
-        let live: Vec<(u32, Bdd)> = plan.cdg.offsets[e.index()]
+        let live: Vec<(u32, Bdd)> = plan
+            .cdg
+            .offsets
+            .get(e.index())
             .iter()
             .map(|(c, m)| (*c, plan.cdg.bdd(m)))
             .filter(|(_, m)| !m.is_false())

@@ -222,7 +222,7 @@ pub fn mode_changes(
 
 /// Every block of the CDG is unconditional (in the regular modes).
 fn uniform(cdg: &Cdg) -> bool {
-    cdg.blocks.iter().all(|b| cdg.factored.covers(&b.cond))
+    cdg.blocks.iter().all(|b| cdg.factored.covers(b.cond))
 }
 
 /// `out` with an assert that stops the simulation in each set of singular modes.
@@ -265,7 +265,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         for it in &items {
             collect_names(&it.equation, &mut used);
         }
-        for &(u, k) in &cdg.blocks[plan.part_block[b]].writes {
+        for &(u, k) in cdg.blocks.get(plan.part_block[b]).writes {
             if let Some((n, _)) = exprs::occurrence(&plan.written(b, u, k)).map(|(n, k)| (n.to_string(), k)) {
                 deps.entry(n).or_default().extend(used.iter().cloned());
             }

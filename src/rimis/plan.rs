@@ -113,9 +113,9 @@ impl<'a> Plan<'a> {
         let mut conds: Vec<Local> = Vec::new();
         let mut block_cond = Vec::new();
         let mut numbers: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-        for b in &cdg.blocks {
+        for b in cdg.blocks.iter() {
             // The whole set only while it is numbered (O(N) nodes, dropped here).
-            block_cond.push(number_in(&mut conds, &mut numbers, &factored, &cdg.bdd(&b.cond)));
+            block_cond.push(number_in(&mut conds, &mut numbers, &factored, &cdg.bdd(b.cond)));
         }
         // Condition numbers follow the first block of each condition (paper: x_2 is x
         // under block 2's condition).
@@ -461,7 +461,7 @@ impl<'a> Plan<'a> {
 
     /// Is u^(i) a leading variable in some mode of `c`?
     pub(crate) fn leading_in(&self, u: VarId, i: u32, c: &Local) -> bool {
-        let orders = &self.cdg.orders[u.index()];
+        let orders = self.cdg.orders.get(u.index());
         orders.iter().any(|(d, m)| *d == i && self.factored.meets(m, c))
     }
 
@@ -535,7 +535,7 @@ fn same(fz: &Factored, a: &Local, b: &Local) -> bool {
 fn writers_of(cdg: &Cdg, n_vars: usize, part_block: &[usize]) -> Vec<Vec<(usize, u32)>> {
     let mut writers = vec![Vec::new(); n_vars];
     for (p, &b) in part_block.iter().enumerate() {
-        for &(v, k) in &cdg.blocks[b].writes {
+        for &(v, k) in cdg.blocks.get(b).writes {
             writers[v.index()].push((p, k));
         }
     }
@@ -547,7 +547,7 @@ fn roles_of(cdg: &Cdg, writers: &[Vec<(usize, u32)>]) -> Vec<Role> {
     (0..writers.len())
         .map(|v| {
             let orders: Vec<u32> =
-                cdg.orders[v].iter().filter(|(_, m)| !cdg.factored.is_false(m)).map(|x| x.0).collect();
+                cdg.orders.get(v).iter().filter(|(_, m)| !cdg.factored.is_false(m)).map(|x| x.0).collect();
             match (orders.as_slice(), writers[v].len()) {
                 ([d], 1) => Role::Untouched { d: *d },
                 ([d], _) => Role::Shared { d: *d },

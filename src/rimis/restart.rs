@@ -56,7 +56,7 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
         space.mode_vars.iter().copied().filter(|v| !switches.iter().any(|s| switch_var(s) == *v)).collect();
     let mut out = Vec::new();
     for e in plan.mdae.eq_ids() {
-        for (c, modes) in &plan.cdg.offsets[e.index()] {
+        for (c, modes) in plan.cdg.offsets.get(e.index()).iter() {
             if *c == 0 {
                 continue;
             }
@@ -115,7 +115,7 @@ fn held_before(plan: &Plan, e: EqId, j: u32, from: &Bdd, entered: &Bdd) -> bool 
     let body = &plan.mdae.eq(e).body;
     let text = |(l, r): (Expr, Expr)| (expr_to_string(&l), expr_to_string(&r));
     let here = text(sides_under(plan, body, entered));
-    plan.cdg.offsets[e.index()].iter().all(|(c2, m2)| {
+    plan.cdg.offsets.get(e.index()).iter().all(|(c2, m2)| {
         // `from` ⊆ the regular modes R: m2 ∧ from = (g ∧ R) ∧ from = g ∧ from.
         let before = m2.g().and(from);
         before.is_false() || (text(sides_under(plan, body, &before)) == here && (*c2 > j || j == 0))

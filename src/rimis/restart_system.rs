@@ -51,7 +51,7 @@ use super::restart::Unguaranteed;
 use super::sections::sides_under_in;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
-use crate::analysis::cdg::{Cdg, Values};
+use crate::analysis::cdg::{Cdg, ModeValues};
 use crate::analysis::impulse::{IExpr, ModeChange};
 use crate::analysis::local::Local;
 use crate::analysis::matching::maximum_matching;
@@ -281,9 +281,9 @@ impl Index {
                 _ => None,
             }
         };
-        let d: Vec<Option<u32>> = plan.cdg.orders.iter().map(|o| constant(o)).collect();
-        let c: Vec<Option<u32>> = plan.cdg.offsets.iter().map(|o| constant(o)).collect();
-        let by_mode = |all: &[Values], constant: &[Option<u32>]| {
+        let d: Vec<Option<u32>> = plan.cdg.orders.iter().map(|o| constant(&o)).collect();
+        let c: Vec<Option<u32>> = plan.cdg.offsets.iter().map(|o| constant(&o)).collect();
+        let by_mode = |all: &ModeValues, constant: &[Option<u32>]| {
             all.iter()
                 .zip(constant)
                 .map(|(o, k)| match k {
@@ -379,7 +379,7 @@ fn grow(
                         plan.cond_text(region)
                     ),
                     plan.cdg,
-                    &plan.cdg.offsets[e.index()],
+                    &plan.cdg.offsets.get(e.index()),
                     region,
                 )));
             }
@@ -393,7 +393,7 @@ fn grow(
                         plan.cond_text(region)
                     ),
                     plan.cdg,
-                    &plan.cdg.offsets[e.index()],
+                    &plan.cdg.offsets.get(e.index()),
                     region,
                 )));
             }
@@ -416,7 +416,7 @@ fn grow(
                     plan.mdae.label(e)
                 ),
                 plan.cdg,
-                &plan.cdg.orders[*u],
+                &plan.cdg.orders.get(*u),
                 region,
             )));
         }
@@ -441,7 +441,7 @@ fn grow(
                                 plan.cond_text(region)
                             ),
                             plan.cdg,
-                            &plan.cdg.orders[u],
+                            &plan.cdg.orders.get(u),
                             region,
                         )));
                     };

@@ -90,11 +90,11 @@ pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr
 /// σ_b(δ_k(π_{cond(b)}(q))), behind the §4.7 guard when the part is conditional and not
 /// affine in what it writes.
 pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
-    let block = &plan.cdg.blocks[plan.part_block[b]];
+    let block = plan.cdg.blocks.get(plan.part_block[b]);
     let cnum = plan.part_cond[b];
     let local = plan.cond_local(cnum);
     let mut eqs = Vec::new();
-    for &(e, k) in &block.eqs {
+    for &(e, k) in block.eqs {
         if super::as_written::kept_whole(plan, e) {
             continue; // emitted with its block, as written
         }
@@ -146,7 +146,7 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
 /// `Block k, part j of n. …; this part when c` (`emit::block_of_lines` reads both).
 fn part_label(plan: &Plan, p: usize) -> String {
     let b = plan.part_block[p];
-    let label = block_label(plan.mdae, plan.cdg, &plan.cdg.blocks[b]);
+    let label = block_label(plan.mdae, plan.cdg, &plan.cdg.blocks.get(b));
     match plan.block_parts[b].as_slice() {
         [_] => format!("Block {}. {label}", b + 1),
         parts => {

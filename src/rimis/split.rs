@@ -95,7 +95,9 @@ struct Read {
 fn replicate_reads(plan: &Plan, b: usize) -> Vec<Read> {
     let cond = plan.cond(plan.block_cond[b]).clone();
     let cond = &cond;
-    plan.cdg.blocks[b]
+    plan.cdg
+        .blocks
+        .get(b)
         .reads
         .iter()
         .filter(|&&(u, i)| plan.roles[u.index()] == Role::Varying || plan.leading_in(u, i, cond))
@@ -111,7 +113,7 @@ fn replicate_reads(plan: &Plan, b: usize) -> Vec<Read> {
 
 /// Does block `b` hold an equation kept as the input writes it?
 fn kept_as_written(plan: &Plan, b: usize) -> bool {
-    plan.cdg.blocks[b].eqs.iter().any(|&(e, _)| plan.mdae.as_written.contains_key(&e))
+    plan.cdg.blocks.get(b).eqs.iter().any(|&(e, _)| plan.mdae.as_written.contains_key(&e))
 }
 
 /// Each part of `parts` divided by the `pieces` it meets; the modes of a part that no piece

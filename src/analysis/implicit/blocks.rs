@@ -64,7 +64,7 @@ pub(super) fn build(
     let mut with_eq: BTreeMap<usize, Vec<(usize, &Bdd)>> = BTreeMap::new();
     for (n, (b, cond)) in instances.iter().enumerate() {
         for &(i, _) in &b.eqs {
-            with_eq.entry(i).or_default().push((n, cond));
+            with_eq.entry(i as usize).or_default().push((n, cond));
         }
     }
     let mut edges: BTreeMap<(usize, usize), Bdd> = BTreeMap::new();
@@ -249,9 +249,9 @@ fn instances(
             }
             for (leaf, cond) in refine(enc, primal, regular, values, leaves) {
                 let key = BlockInstance {
-                    eqs: leaf.c.iter().map(|(&i, &ci)| (i, ci)).collect(),
-                    writes: leaf.d.iter().map(|(&j, &dj)| (j, dj)).collect(),
-                    reads: leaf.reads.into_iter().collect(),
+                    eqs: leaf.c.iter().map(|(&i, &ci)| (i as u32, ci)).collect(),
+                    writes: leaf.d.iter().map(|(&j, &dj)| (j as u32, dj)).collect(),
+                    reads: leaf.reads.into_iter().map(|(j, o)| (j as u32, o)).collect(),
                 };
                 let e = out.entry(key).or_insert_with(|| set.mk_false());
                 *e = e.or(&cond);

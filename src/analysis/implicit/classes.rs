@@ -74,7 +74,7 @@ pub(super) fn solve_block(enc: &Encoding, edges: &[usize], stats: &mut Stats) ->
             .iter()
             .enumerate()
             .map(|(r, &c)| {
-                let i = graph[r].iter().position(|&(j, _)| j == c).expect("a matched edge exists");
+                let i = graph[r].iter().position(|&(j, _)| j == c as usize).expect("a matched edge exists");
                 at[r][i] as u32
             })
             .collect();

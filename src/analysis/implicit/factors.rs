@@ -329,7 +329,7 @@ impl<'a> Solver<'a> {
         let chosen: Vec<usize> = matched
             .iter()
             .enumerate()
-            .map(|(r, &c)| at[r][costs[r].iter().position(|&(j, _)| j == c).expect("a matched edge exists")])
+            .map(|(r, &c)| at[r][costs[r].iter().position(|&(j, _)| j == c as usize).expect("a matched edge exists")])
             .collect();
         let split = chosen
             .iter()

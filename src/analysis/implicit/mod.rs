@@ -41,8 +41,9 @@ pub use order::Order;
 pub use stats::{HELD_LIMIT, NODE_LIMIT, Stats, WORK_LIMIT};
 
 use super::AnalysisError;
-use super::cdg::{Block, Cdg, Edge, Values};
-use super::explicit::block;
+use super::cdg::{Blocks, Cdg, Edge, ModeValues};
+use super::explicit::push_block;
+use super::local::Local;
 use super::modes::ModeSpace;
 use crate::mdae::{EqId, Mdae};
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
@@ -120,16 +121,22 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
         stats.hold(&l.g());
         if stats.over_limit { Err(too_large(mdae, stats)) } else { Ok(l) }
     };
-    let mut by_value = |parts: Vec<Vec<(u32, Bdd)>>| -> Result<Vec<Values>, AnalysisError> {
-        parts.into_iter().map(|p| p.into_iter().map(|(v, b)| Ok((v, local(&b)?))).collect()).collect()
+    let by_value = |parts: Vec<Vec<(u32, Bdd)>>, local: &mut dyn FnMut(&Bdd) -> Result<Local, AnalysisError>| {
+        let lists = parts
+            .into_iter()
+            .map(|p| p.into_iter().map(|(v, b)| Ok((v, local(&b)?))).collect())
+            .collect::<Result<Vec<Vec<_>>, AnalysisError>>()?;
+        Ok::<_, AnalysisError>(ModeValues::new(factored.all(), lists))
     };
-    let (offsets, orders) = (by_value(by_c)?, by_value(by_d)?);
-    let blocks: Vec<Block> =
-        graph.blocks.into_iter().map(|(b, cond)| Ok(block(&b, local(&cond)?))).collect::<Result<_, AnalysisError>>()?;
+    let (offsets, orders) = (by_value(by_c, &mut local)?, by_value(by_d, &mut local)?);
+    let mut blocks = Blocks::default();
+    for (b, cond) in graph.blocks {
+        push_block(&mut blocks, &b, local(&cond)?);
+    }
     let edges: Vec<Edge> = graph
         .edges
         .into_iter()
-        .map(|(from, to, cond)| Ok(Edge { from, to, cond: local(&cond)? }))
+        .map(|(from, to, cond)| Ok(Edge { from: from as u32, to: to as u32, cond: local(&cond)? }))
         .collect::<Result<_, AnalysisError>>()?;
     stats.phase("exact");
     Ok(Cdg {
