@@ -377,7 +377,6 @@ impl Builder<'_, '_> {
 
     /// `lhs = rhs` as a row in [`Builder::occ`], with the constant it gives an unknown
     /// (`Some(None)` if none); `None` if it is a discrete equation.
-    #[allow(clippy::option_option)]
     fn simple(&mut self, lhs: &Expr, rhs: &Expr) -> Result<Option<Option<(u32, f64)>>, Bail> {
         if matches!(lhs.kind, ExprKind::Tuple(_)) {
             return Err(Bail);

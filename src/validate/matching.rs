@@ -393,6 +393,39 @@ mod tests {
         }
     }
 
+    /// The initial-system check's search: the first equations matched with some unknowns
+    /// kept out, then the rest with them let in, leaves the same equations unmatched and
+    /// the same overdetermined part as one search over all, whenever the first step
+    /// matches all its equations.
+    #[test]
+    fn a_search_goes_on_from_a_matching_of_the_first_equations() {
+        let mut seed = 13u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut continued = 0;
+        for _ in 0..4000 {
+            let (n, m) = (1 + next() % 9, 1 + next() % 9);
+            let rows: Vec<Vec<u32>> = (0..n).map(|_| (0..m as u32).filter(|_| next() % 3 == 0).collect()).collect();
+            let first = next() % (n + 1);
+            let blocked: Vec<usize> = (0..m).filter(|_| next() % 4 == 0).collect();
+            let mut s = Search::new(&rows, m, true);
+            blocked.iter().for_each(|&v| s.block(v));
+            if !(0..first).all(|e| s.augment(e)) {
+                continue;
+            }
+            continued += 1;
+            blocked.iter().for_each(|&v| s.unblock(v));
+            let unmatched: Vec<usize> = (first..n).filter(|&e| !s.augment(e)).collect();
+            let fresh = maximum(&rows, m);
+            assert_eq!(unmatched, (0..n).filter(|&e| fresh[e] == NONE).collect::<Vec<_>>(), "{rows:?} {blocked:?}");
+            let owner = s.into_owner();
+            assert_eq!(part(&rows, &owner, unmatched), overdetermined(&rows, &fresh, m), "{rows:?} {blocked:?}");
+        }
+        assert!(continued > 1000, "{continued}");
+    }
+
     /// A chain `x_i = f(x_{i-1})` (unknowns in declaration order, the previous one first):
     /// the plain search walks back along the chain from every equation, the lookahead
     /// looks at each entry about once.
