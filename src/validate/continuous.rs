@@ -118,6 +118,11 @@ impl System {
 /// The rows of one kind while they are read. An entry is `2 r + order` for the unknown
 /// `vars[r]` (the columns are known once every equation is read: [`System`]).
 struct Part {
+    keep: Keep,
+    /// The rows read (also when they are only counted).
+    count: usize,
+    /// The entries of derivatives, when the rows are only counted.
+    derivatives: Vec<u32>,
     rows: Packed,
     /// The rows this part will have about (its growth, [`Packed::push_projected`]).
     expected: usize,
@@ -125,19 +130,36 @@ struct Part {
     values: Vec<(u32, u32, f64)>,
 }
 
+/// What a build keeps of the rows it reads.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Keep {
+    /// Their number ([`balanced`]).
+    Count,
+    /// Their columns ([`build`]).
+    Rows,
+    /// Their columns, spans and values ([`build`] for a diagnostic).
+    Detail,
+}
+
 impl Part {
-    fn new(expected: usize) -> Part {
-        Part { rows: Packed::with_capacity(expected, 0), expected, spans: Vec::new(), values: Vec::new() }
+    fn new(expected: usize, keep: Keep) -> Part {
+        let rows = Packed::with_capacity(if keep == Keep::Count { 0 } else { expected }, 0);
+        Part { keep, count: 0, derivatives: Vec::new(), rows, expected, spans: Vec::new(), values: Vec::new() }
     }
 
-    fn push(&mut self, row: &[u32], span: Span, value: Option<(u32, f64)>, detail: bool) {
-        if detail {
+    fn push(&mut self, row: &[u32], span: Span, value: Option<(u32, f64)>) {
+        let keep = self.keep;
+        if keep == Keep::Detail {
             if let Some((u, c)) = value {
-                self.values.push((Rows::len(&self.rows) as u32, u, c));
+                self.values.push((self.count as u32, u, c));
             }
             self.spans.push(span);
         }
-        self.rows.push_projected(row, self.expected);
+        match keep {
+            Keep::Count => self.derivatives.extend(row.iter().filter(|&&u| u & 1 == 1)),
+            Keep::Rows | Keep::Detail => self.rows.push_projected(row, self.expected),
+        }
+        self.count += 1;
     }
 }
 
@@ -148,8 +170,7 @@ struct Builder<'s, 'a> {
     typer: Typer<'s, 'a>,
     /// In increasing order.
     vars: Vec<u32>,
-    /// Whether the rows keep their spans and values ([`Detail`]).
-    detail: bool,
+    keep: Keep,
     /// The row being read (reused: no list per row).
     occ: Vec<u32>,
 }
@@ -157,6 +178,27 @@ struct Builder<'s, 'a> {
 /// The continuous system of the model, or `None` if it has something not modelled; with
 /// each row's span and value when `detail` (for a diagnostic).
 pub(super) fn build(scope: &Scope, comp: &Composition, detail: bool) -> Option<System> {
+    builder(scope, comp, if detail { Keep::Detail } else { Keep::Rows })?.system(comp).ok()
+}
+
+/// Whether the model's continuous part is [`System::balanced`], its rows counted only.
+pub(super) fn balanced(scope: &Scope, comp: &Composition) -> bool {
+    builder(scope, comp, Keep::Count).and_then(|mut b| b.system(comp).ok()).is_some_and(|s| s.balanced())
+}
+
+/// Whether the model has initial equations or a declaration with `fixed = true`. If not,
+/// its initial system is its equations, and no equation is left over: no rows to keep.
+pub(super) fn has_initial(scope: &Scope, comp: &Composition) -> bool {
+    let equations = comp
+        .parts
+        .iter()
+        .any(|p| matches!(p, ClassPart::Equations { initial: true, equations, .. } if !equations.is_empty()));
+    equations || (0..scope.len()).any(|d| fixed_attribute(scope.decl(d)) == Some(true))
+}
+
+/// The builder of the continuous system: its unknowns; `None` if it has something not
+/// modelled.
+fn builder<'s, 'a>(scope: &'s Scope<'a>, comp: &Composition, keep: Keep) -> Option<Builder<'s, 'a>> {
     let mut when_defined = Vec::new();
     for part in &comp.parts {
         if let ClassPart::Equations { initial: false, equations, .. } = part {
@@ -169,7 +211,7 @@ pub(super) fn build(scope: &Scope, comp: &Composition, detail: bool) -> Option<S
             }
         }
     }
-    let mut b = Builder { typer: Typer { scope }, vars: Vec::new(), detail, occ: Vec::new() };
+    let mut b = Builder { typer: Typer { scope }, vars: Vec::new(), keep, occ: Vec::new() };
     let discrete_reals: BTreeSet<String> = when_defined.iter().map(|e| super::scope::normalize(&base_of(e))).collect();
     for (d, decl) in scope.decls.iter().enumerate() {
         if decl.is_fixed_value() && fixed_attribute(scope.decl(d)) == Some(false) {
@@ -187,7 +229,7 @@ pub(super) fn build(scope: &Scope, comp: &Composition, detail: bool) -> Option<S
     b.vars.shrink_to_fit();
     // Entries are `2 r + order` while the rows are read.
     assert!(b.vars.len() < 1 << 31, "fewer than 2^31 unknowns");
-    b.system(comp).ok()
+    Some(b)
 }
 
 fn base_of(e: &Expr) -> String {
@@ -229,7 +271,11 @@ impl Builder<'_, '_> {
                 })
                 .sum()
         };
-        let (mut equations, mut initial) = (Part::new(count(false)), Part::new(count(true)));
+        let keep = self.keep;
+        // Counted, the initial equations are still kept: a derivative in them that is not a
+        // state's is not modelled.
+        let (mut equations, mut initial) =
+            (Part::new(count(false), keep), Part::new(count(true), keep.max(Keep::Rows)));
         for part in &comp.parts {
             match part {
                 ClassPart::Elements { elements, .. } => self.bindings(elements, &mut equations)?,
@@ -244,7 +290,8 @@ impl Builder<'_, '_> {
             }
         }
         // The states: the unknowns whose derivative a model's equation reads.
-        let mut states: Vec<u32> = equations.rows.items().iter().filter(|&&u| u & 1 == 1).map(|&u| u >> 1).collect();
+        let entries = if keep == Keep::Count { &equations.derivatives[..] } else { equations.rows.items() };
+        let mut states: Vec<u32> = entries.iter().filter(|&&u| u & 1 == 1).map(|&u| u >> 1).collect();
         states.sort_unstable();
         states.dedup();
         states.shrink_to_fit();
@@ -252,7 +299,11 @@ impl Builder<'_, '_> {
         if initial.rows.items().iter().any(|&u| u & 1 == 1 && !is_state(u >> 1)) {
             return Err(Bail);
         }
-        let (n, m) = (Rows::len(&equations.rows), Rows::len(&initial.rows));
+        let (n, m) = (equations.count, initial.count);
+        if keep == Keep::Count {
+            let (vars, rows) = (std::mem::take(&mut self.vars), Packed::with_capacity(0, 0));
+            return Ok(System { vars, states, rows, equations: n, initial: m, detail: None });
+        }
         let mut rows = equations.rows;
         rows.append(&initial.rows);
         drop(initial.rows);
@@ -263,7 +314,7 @@ impl Builder<'_, '_> {
         for &r in &states {
             let decl = self.typer.scope.decl(self.vars[r as usize] as usize);
             if fixed_attribute(decl) == Some(true) {
-                if self.detail {
+                if keep == Keep::Detail {
                     if let Some(v) = attribute(decl, "start").and_then(constant) {
                         values.push((Rows::len(&rows) as u32, 2 * r, v));
                     }
@@ -284,7 +335,7 @@ impl Builder<'_, '_> {
         for v in &mut values {
             v.1 = column(v.1);
         }
-        let detail = self.detail.then_some(Detail { spans, values });
+        let detail = (keep == Keep::Detail).then_some(Detail { spans, values });
         let vars = std::mem::take(&mut self.vars);
         Ok(System { vars, states, rows, equations: n, initial: m, detail })
     }
@@ -305,7 +356,7 @@ impl Builder<'_, '_> {
                 }
                 let lhs = Expr::new(ExprKind::Name(d.ident().text), d.name_span());
                 if let Some(v) = self.simple(&lhs, &value.expr)? {
-                    rows.push(&self.occ, d.span(), v, self.detail);
+                    rows.push(&self.occ, d.span(), v);
                 }
             }
         }
@@ -326,13 +377,13 @@ impl Builder<'_, '_> {
     fn equation(&mut self, eq: &Equation, rows: &mut Part) -> Result<(), Bail> {
         if let EquationKind::Simple { lhs, rhs } = &eq.kind {
             if let Some(v) = self.simple(lhs, rhs)? {
-                rows.push(&self.occ, eq.span(), v, self.detail);
+                rows.push(&self.occ, eq.span(), v);
             }
             return Ok(());
         }
         let mut some = Vec::new();
         self.rows(eq, &mut some)?;
-        some.into_iter().for_each(|r| rows.push(&r.occ, r.span, None, self.detail));
+        some.into_iter().for_each(|r| rows.push(&r.occ, r.span, None));
         Ok(())
     }
 
@@ -396,7 +447,7 @@ impl Builder<'_, '_> {
         if self.occ.is_empty() {
             return Err(Bail);
         }
-        let value = match self.detail {
+        let value = match self.keep == Keep::Detail {
             true => self.assigned_value(lhs, rhs).or_else(|| self.assigned_value(rhs, lhs)),
             false => None,
         };

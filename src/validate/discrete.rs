@@ -78,7 +78,8 @@ impl<'s, 'a> Discrete<'s, 'a> {
     /// an equation. In another it is a warning: such a model is not a simulation model yet
     /// (omc's test suite flattens many to test its front end, `Integer x = 2; equation
     /// x = 3;`), and the tool refuses it anyway if its continuous part is singular.
-    pub fn check(scope: &'s Scope<'a>, comp: &'a Composition, balanced: bool) -> Vec<Diagnostic> {
+    /// `balanced` is asked only of a model with discrete unknowns.
+    pub fn check(scope: &'s Scope<'a>, comp: &'a Composition, balanced: impl FnOnce() -> bool) -> Vec<Diagnostic> {
         let unknowns: BTreeSet<usize> = (0..scope.len())
             .filter(|&d| {
                 let decl = &scope.decls[d];
@@ -86,10 +87,11 @@ impl<'s, 'a> Discrete<'s, 'a> {
             })
             .collect();
         // Without discrete unknowns nothing is defined twice or left without an equation
-        // (a model of Reals: nothing to read).
+        // (a model of Reals: nothing to read, nothing to build).
         if unknowns.is_empty() {
             return Vec::new();
         }
+        let balanced = balanced();
         let mut c = Discrete {
             typer: Typer { scope },
             unknowns,
