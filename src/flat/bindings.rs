@@ -18,18 +18,31 @@ use super::decls::{declared_name, element_groups};
 use super::model::model_class_mut;
 use super::walk::name_expr;
 use crate::syntax::ast::{
-    ClassBody, ClassPart, Element, Equation, EquationKind, Expr, ExprKind, Prefix, StoredDefinition,
+    ClassBody, ClassPart, Component, Declaration, Element, Equation, EquationKind, Expr, ExprKind, Prefix,
+    StoredDefinition,
 };
 
 /// Moves the declaration equations of the model class into its equations; returns how many.
 pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
     let Some(class) = model_class_mut(def) else { return 0 };
-    let clauses: Vec<&crate::syntax::ast::Component> = class.components().collect();
+    // The names of the declarations that move, only (a flat model declares 10^5 names and
+    // binds few of them, if any: issue 15).
+    let moves = |c: &Component, d: &Declaration| {
+        !(c.has(Prefix::Parameter) || c.has(Prefix::Constant))
+            && d.condition.is_none()
+            && d.modification.as_ref().is_some_and(|m| m.value.is_some())
+    };
+    if !class.components().any(|c| c.declarations().iter().any(|d| moves(c, d))) {
+        return 0;
+    }
+    let clauses: Vec<&Component> = class.components().collect();
     let groups = element_groups(&clauses);
-    let declared: Vec<Vec<(String, bool)>> =
-        clauses.iter().map(|c| c.declarations().iter().map(|d| declared_name(c, d, &groups)).collect()).collect();
+    let declared: Vec<(String, bool)> = clauses
+        .iter()
+        .flat_map(|c| c.declarations().iter().filter(|d| moves(c, d)).map(|d| declared_name(c, d, &groups)))
+        .collect();
+    let mut declared = declared.into_iter();
     let ClassBody::Long(comp) = &mut class.body else { return 0 };
-    let mut clause = 0;
     let mut moved = Vec::new();
     let mut last_elements = None;
     for (k, part) in comp.parts.iter_mut().enumerate() {
@@ -37,12 +50,10 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
         last_elements = Some(k);
         for element in elements.iter_mut() {
             let Element::Component(c) = element else { continue };
-            clause += 1;
-            let names = &declared[clause - 1];
             if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
                 continue;
             }
-            for (k, d) in c.declarations_mut().iter_mut().enumerate() {
+            for d in c.declarations_mut().iter_mut() {
                 if d.condition.is_some() {
                     continue;
                 }
@@ -53,8 +64,8 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
                     d.shrink();
                 }
                 // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
-                let (name, element) = &names[k];
-                let lhs = if *element { name_expr(name, d.name_span()) } else { reference(&d.name()) };
+                let (name, element) = declared.next().expect("a name for each declaration that moves");
+                let lhs = if element { name_expr(&name, d.name_span()) } else { reference(&d.name()) };
                 moved.push(Equation::new(None, EquationKind::Simple { lhs, rhs: value.expr }, None, d.span()));
             }
         }

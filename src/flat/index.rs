@@ -17,7 +17,7 @@ pub struct Index {
 }
 
 /// FNV-1a: short names, no state (lookups only: no order depends on it).
-fn hash(s: &str) -> usize {
+pub(crate) fn hash(s: &str) -> usize {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);

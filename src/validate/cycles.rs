@@ -20,12 +20,9 @@ use petgraph::graph::DiGraph;
 const SHOWN: usize = 10;
 
 pub(super) fn check(scope: &Scope) -> Vec<Diagnostic> {
-    let bound: Vec<(usize, &Expr)> = scope
-        .decls
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.is_fixed_value())
-        .filter_map(|(k, d)| Some((k, &d.decl.modification.as_ref()?.value.as_ref()?.expr)))
+    let bound: Vec<(usize, &Expr)> = (0..scope.len())
+        .filter(|&d| scope.decls[d].is_fixed_value())
+        .filter_map(|d| Some((d, &scope.decl(d).modification.as_ref()?.value.as_ref()?.expr)))
         .collect();
     let mut graph = DiGraph::<usize, ()>::new();
     let nodes: std::collections::BTreeMap<usize, _> = bound.iter().map(|&(d, _)| (d, graph.add_node(d))).collect();
@@ -47,23 +44,22 @@ pub(super) fn check(scope: &Scope) -> Vec<Diagnostic> {
         if !cyclic {
             continue;
         }
-        scc.sort_by_key(|&n| scope.decls[graph[n]].decl.span().start);
+        scc.sort_by_key(|&n| scope.decl(graph[n]).span().start);
         let decls: Vec<usize> = scc.iter().map(|&n| graph[n]).collect();
-        let mut names: Vec<String> = decls.iter().take(SHOWN).map(|&d| format!("`{}`", scope.decls[d].key)).collect();
+        let mut names: Vec<String> = decls.iter().take(SHOWN).map(|&d| format!("`{}`", scope.key(d))).collect();
         if decls.len() > SHOWN {
             names.push(format!("… ({} parameters in all)", decls.len()));
         }
-        let first = &scope.decls[decls[0]];
         let mut diag = Diagnostic::error(
             Kind::Cycle,
-            first.decl.span(),
+            scope.decl(decls[0]).span(),
             format!("the bindings of {} depend on themselves", names.join(", ")),
         )
         .help("a parameter's value is computed from its binding before the simulation: break the cycle");
         for &d in decls.iter().take(SHOWN).skip(1) {
-            let decl = &scope.decls[d];
-            let value = decl.decl.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| expr_to_string(&v.expr));
-            diag = diag.with(decl.decl.span(), format!("`{}` = {}", decl.key, value.unwrap_or_default()));
+            let decl = scope.decl(d);
+            let value = decl.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| expr_to_string(&v.expr));
+            diag = diag.with(decl.span(), format!("`{}` = {}", scope.key(d), value.unwrap_or_default()));
         }
         out.push(diag);
     }
@@ -78,11 +74,11 @@ fn read_decls(scope: &Scope, e: &Expr, me: usize) -> Vec<usize> {
         _ => return Vec::new(),
     };
     match scope.resolve(&base) {
-        Some(Resolved::Var(ds)) => match ds.iter().find(|&&d| scope.decls[d].key == key) {
-            Some(&d) => vec![d],
-            None => ds.into_iter().filter(|&d| d != me).collect(),
+        Some(Resolved::Var(ds)) => match ds.iter().find(|&&d| scope.key(d as usize) == key) {
+            Some(&d) => vec![d as usize],
+            None => ds.iter().map(|&d| d as usize).filter(|&d| d != me).collect(),
         },
-        Some(Resolved::Field(ds)) => ds,
+        Some(Resolved::Field(ds)) => ds.iter().map(|&d| d as usize).collect(),
         _ => Vec::new(),
     }
 }

@@ -78,13 +78,20 @@ impl<'s, 'a> Discrete<'s, 'a> {
     /// an equation. In another it is a warning: such a model is not a simulation model yet
     /// (omc's test suite flattens many to test its front end, `Integer x = 2; equation
     /// x = 3;`), and the tool refuses it anyway if its continuous part is singular.
-    pub fn check(scope: &'s Scope<'a>, comp: &'a Composition, balanced: bool) -> Vec<Diagnostic> {
-        let unknowns = (0..scope.decls.len())
+    /// `balanced` is asked only of a model with discrete unknowns.
+    pub fn check(scope: &'s Scope<'a>, comp: &'a Composition, balanced: impl FnOnce() -> bool) -> Vec<Diagnostic> {
+        let unknowns: BTreeSet<usize> = (0..scope.len())
             .filter(|&d| {
                 let decl = &scope.decls[d];
                 is_discrete(decl.ty) && !decl.is_fixed_value() && !decl.has(Prefix::Input)
             })
             .collect();
+        // Without discrete unknowns nothing is defined twice or left without an equation
+        // (a model of Reals: nothing to read, nothing to build).
+        if unknowns.is_empty() {
+            return Vec::new();
+        }
+        let balanced = balanced();
         let mut c = Discrete {
             typer: Typer { scope },
             unknowns,
@@ -195,7 +202,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
         match self.occ(target) {
             Occ::Unknown(d) => match self.fixed.get(&d) {
                 Some(first) if !matches!((first, source), (Source::Algorithm(a), Source::Algorithm(b)) if a == &b) => {
-                    let name = &self.typer.scope.decls[d].key;
+                    let name = self.typer.scope.key(d);
                     let message =
                         format!("`{name}` is defined twice: by a {} and by a {}", first.what(), source.what());
                     self.out.push(
@@ -231,7 +238,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
                     for a in &arms {
                         for deq in a {
                             let names: Vec<String> =
-                                deq.vars.iter().map(|&d| self.typer.scope.decls[d].base.to_string()).collect();
+                                deq.vars.iter().map(|&d| self.typer.scope.base(d).to_string()).collect();
                             self.taint.extend(names);
                         }
                     }
@@ -279,7 +286,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
             match o {
                 Occ::Taint(b) => self.taint.push(b),
                 Occ::Unknown(d) if kind != EqType::Real || self.typer.scope.decls[d].ty == Ty::Integer => {
-                    self.taint.push(self.typer.scope.decls[d].base.to_string())
+                    self.taint.push(self.typer.scope.base(d).to_string())
                 }
                 Occ::Unknown(_) | Occ::Known => {}
             }
@@ -315,7 +322,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
         for r in occs {
             match self.occ(r) {
                 Occ::Taint(b) => self.taint.push(b),
-                Occ::Unknown(d) => self.taint.push(self.typer.scope.decls[d].base.to_string()),
+                Occ::Unknown(d) => self.taint.push(self.typer.scope.base(d).to_string()),
                 Occ::Known => {}
             }
         }
@@ -336,10 +343,12 @@ impl<'s, 'a> Discrete<'s, 'a> {
             _ => return Occ::Known,
         };
         match scope.resolve(&base) {
-            Some(Resolved::Var(ds)) => match ds.iter().find(|&&d| scope.decls[d].key == key) {
-                Some(&d) if self.unknowns.contains(&d) => Occ::Unknown(d),
+            Some(Resolved::Var(ds)) => match ds.iter().map(|&d| d as usize).find(|&d| scope.key(d) == key) {
+                Some(d) if self.unknowns.contains(&d) => Occ::Unknown(d),
                 Some(_) => Occ::Known,
-                None if ds.iter().any(|d| self.unknowns.contains(d)) => Occ::Taint(scope.decls[ds[0]].base.to_string()),
+                None if ds.iter().any(|&d| self.unknowns.contains(&(d as usize))) => {
+                    Occ::Taint(scope.base(ds[0] as usize).to_string())
+                }
                 None => Occ::Known,
             },
             Some(Resolved::Aggregate) => Occ::Taint(super::scope::normalize(&base)),
@@ -348,8 +357,10 @@ impl<'s, 'a> Discrete<'s, 'a> {
     }
 
     fn is_tainted(&self, d: usize) -> bool {
-        let base = &self.typer.scope.decls[d].base;
-        self.taint.iter().any(|t| base == t || base.strip_prefix(t.as_str()).is_some_and(|r| r.starts_with('.')))
+        let base = self.typer.scope.base(d).as_str();
+        self.taint
+            .iter()
+            .any(|t| base == t.as_str() || base.strip_prefix(t.as_str()).is_some_and(|r| r.starts_with('.')))
     }
 
     /// Matches the discrete equations to the free unknowns; reports what is left over.
@@ -384,15 +395,15 @@ impl<'s, 'a> Discrete<'s, 'a> {
         }
         for &d in &free {
             if !mentioned.contains(&d) {
-                let decl = &self.typer.scope.decls[d];
+                let scope = self.typer.scope;
                 out.push(
                     Diagnostic::warning(
                         Kind::Undefined,
-                        decl.decl.span(),
+                        scope.decl(d).span(),
                         format!(
                             "no equation defines the {} `{}`: it is taken as a known input",
-                            decl.ty.name(),
-                            decl.key
+                            scope.decls[d].ty.name(),
+                            scope.key(d)
                         ),
                     )
                     .help("declare it `input` if it comes from outside the model, or give it an equation"),
@@ -404,8 +415,8 @@ impl<'s, 'a> Discrete<'s, 'a> {
 
     /// The error for a discrete equation that finds no unknown left to define.
     fn defined_again(&self, q: &DEq, eqs: &[&DEq], owner: &BTreeMap<usize, usize>) -> Diagnostic {
-        let decls = &self.typer.scope.decls;
-        let names: Vec<String> = q.vars.iter().map(|&d| format!("`{}`", decls[d].key)).collect();
+        let scope = self.typer.scope;
+        let names: Vec<String> = q.vars.iter().map(|&d| format!("`{}`", scope.key(d))).collect();
         let whens: Vec<&str> = q
             .vars
             .iter()
@@ -421,7 +432,7 @@ impl<'s, 'a> Discrete<'s, 'a> {
         let mut diag = Diagnostic::error(Kind::Discrete, q.span, message)
             .help("remove one of the definitions (Modelica 3.6 §8.4: one equation per variable)");
         for &d in &q.vars {
-            let name = &decls[d].key;
+            let name = scope.key(d);
             if let Some(source) = self.fixed.get(&d) {
                 diag = diag.with(source.span(), format!("`{name}` is defined by this {}", source.what()));
             } else if let Some(&e) = owner.get(&d) {

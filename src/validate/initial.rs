@@ -10,57 +10,93 @@
 //! warning. Only for models whose equations determine the derivatives of the states and
 //! the algebraic unknowns (a perfect matching: index ≤ 1); others are left to the
 //! structural analysis.
+//!
+//! One search does both ([`overdetermined`]): it matches the model's equations with the
+//! states' values kept out (index ≤ 1 iff every one is matched), then lets them in and
+//! goes on with the initial equations. Only these can be left over then (the model's
+//! equations are independent), and which are does not depend on the matching of those
+//! before (the greedy basis of the transversal matroid, [`super::matching`]); nor does
+//! the overdetermined part. A model without initial equations stops after the first step.
 
-use super::continuous::{Origin, System, Unknown, columns};
+use super::continuous::{Origin, System};
 use super::diagnostic::{Diagnostic, Kind};
-use super::matching::{NONE, maximum, overdetermined};
+use super::matching::{NONE, Rows, Search, part};
 use super::scope::Scope;
 use std::collections::BTreeMap;
 
 /// The unknowns named in the message; four times as many equations are shown.
 const SHOWN: usize = 10;
 
-pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
-    // Also run without initial equations, where nothing can be left over: skipping it
-    // lowered no peak of the job on a chain of 10^5 equations (the lowering's is as high)
-    // and raised the CLI's max RSS by 10 MB (measured, glibc; issue 15).
-    if !index_at_most_one(system, scope.decls.len()) {
+/// The overdetermined part of the initial system: its rows and its columns, increasing.
+pub(super) struct Part {
+    rows: Vec<usize>,
+    columns: Vec<usize>,
+}
+
+/// The overdetermined part of the initial system of an index ≤ 1 model, if it has one.
+pub(super) fn overdetermined(system: &System) -> Option<Part> {
+    let n = system.equations();
+    if !system.square() {
         return None;
     }
-    // Row e: the model's equations, then the initial ones.
-    let (eqs, init) = (&system.equations, &system.initial);
-    let n = eqs.len();
-    let size = (n + init.len(), eqs.all().chain(init.all()).map(<[_]>::len).sum(), {
-        system.vars.len() + system.states.len()
-    });
-    let (cols, unknowns) = columns(eqs.all().chain(init.all()).map(|r| r.iter().copied()), scope.decls.len(), size);
-    let assignment = maximum(&cols, unknowns.len());
-    let (part, vars) = overdetermined(&cols, &assignment, unknowns.len());
-    drop((cols, assignment));
-    if part.is_empty() {
+    let rows = &system.rows;
+    let mut search = Search::new(rows, system.columns(), true);
+    // A state's value is known: only its derivative is an unknown of the model's equations.
+    system.state_values().for_each(|v| search.block(v));
+    if !(0..n).all(|e| search.augment(e)) {
         return None;
     }
-    let span = |e: usize| if e < n { eqs.span(e) } else { init.span(e - n) };
-    let origin = |e: usize| if e < n { eqs.origin(e) } else { init.origin(e - n) };
-    let value = |e: usize| if e < n { eqs.value(e) } else { init.value(e - n) };
-    let name = |(d, order): Unknown| {
-        let key = &scope.decls[d as usize].key;
+    if rows.len() == n {
+        return None;
+    }
+    system.state_values().for_each(|v| search.unblock(v));
+    let unmatched: Vec<usize> = (n..rows.len()).filter(|&e| !search.augment(e)).collect();
+    if unmatched.is_empty() {
+        return None;
+    }
+    let owner = search.into_owner();
+    let (rows, columns) = part(rows, &owner, unmatched);
+    Some(Part { rows, columns })
+}
+
+/// The diagnostic of the overdetermined `part` of `system` (built with its detail).
+pub(super) fn diagnostic(scope: &Scope, system: &System, part: &Part) -> Option<Diagnostic> {
+    let span = |e: usize| system.span(e);
+    let origin = |e: usize| system.origin(e);
+    let value = |e: usize| system.value(e);
+    let name = |column: usize| {
+        let (d, order) = system.unknown(column);
+        let key = scope.key(d);
         if order == 1 { format!("der({key})") } else { key.to_string() }
     };
-    let mut names: Vec<String> = vars.iter().take(SHOWN).map(|&v| name(unknowns[v])).collect();
+    // The unknowns in the order the rows first name them.
+    let mut first = vec![NONE; system.columns()];
+    let mut seen = 0;
+    for e in 0..system.rows.len() {
+        for &v in system.rows.row(e) {
+            if first[v as usize] == NONE {
+                first[v as usize] = seen;
+                seen += 1;
+            }
+        }
+    }
+    let mut vars = part.columns.clone();
+    vars.sort_by_key(|&v| first[v]);
+    let part = &part.rows;
+    let mut names: Vec<String> = vars.iter().take(SHOWN).map(|&v| name(v)).collect();
     if vars.len() > SHOWN {
         names.push("…".into());
     }
     let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     let summary =
         format!("{} for {} ({})", plural(part.len(), "equation"), plural(vars.len(), "unknown"), names.join(", "));
-    let conflict = inconsistent(&part, value);
+    let conflict = inconsistent(part, value);
     let mut diag = match &conflict {
         Some((unknown, a, b)) => {
             let (va, vb) = (value(*a).map_or(0.0, |v| v.1), value(*b).map_or(0.0, |v| v.1));
             Diagnostic::error(
                 Kind::Initial,
-                span(*b),
+                span(*b)?,
                 format!(
                     "the initial system is overdetermined and inconsistent: `{}` = {va} and `{}` = {vb}; {summary}",
                     name(*unknown),
@@ -73,7 +109,7 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
             let at = part.iter().copied().find(|&e| origin(e) != Origin::Equation).unwrap_or(part[0]);
             Diagnostic::warning(
                 Kind::Initial,
-                span(at),
+                span(at)?,
                 format!("the initial system is structurally overdetermined: {summary}"),
             )
             .help("omc drops redundant initial equations when they are consistent; remove the ones in excess")
@@ -85,36 +121,17 @@ pub(super) fn check(scope: &Scope, system: &System) -> Option<Diagnostic> {
             Origin::Initial => "initial equation",
             Origin::Fixed => "fixed = true: the start value is an initial equation",
         };
-        if span(e) != diag.span {
-            diag = diag.with(span(e), what);
+        if span(e)? != diag.span {
+            diag = diag.with(span(e)?, what);
         }
     }
     Some(diag)
 }
 
-/// The model's equations determine the derivatives of its states and its algebraic
-/// unknowns: one each (a perfect matching, structural index ≤ 1). `decls`: the number
-/// of declarations.
-fn index_at_most_one(system: &System, decls: usize) -> bool {
-    if system.equations.len() != system.vars.len() {
-        return false;
-    }
-    // A state's value is known: only its derivative is an unknown.
-    let mut unknown = vec![true; 2 * decls];
-    for d in system.states.iter() {
-        unknown[2 * d] = false;
-    }
-    let eqs = &system.equations;
-    let rows = eqs.all().map(|r| r.iter().copied().filter(|&(d, o)| unknown[2 * d as usize + o as usize]));
-    let size = (eqs.len(), eqs.all().map(<[_]>::len).sum(), system.vars.len() + system.states.len());
-    let (cols, names) = columns(rows, decls, size);
-    names.len() == eqs.len() && !maximum(&cols, names.len()).contains(&NONE)
-}
-
 /// Two rows of the overdetermined part giving one unknown different constant values (row
 /// e reads `value(e)`): the unknown and the two rows (the later one second).
-fn inconsistent(part: &[usize], value: impl Fn(usize) -> Option<(Unknown, f64)>) -> Option<(Unknown, usize, usize)> {
-    let mut seen: BTreeMap<Unknown, (usize, f64)> = BTreeMap::new();
+fn inconsistent(part: &[usize], value: impl Fn(usize) -> Option<(usize, f64)>) -> Option<(usize, usize, usize)> {
+    let mut seen: BTreeMap<usize, (usize, f64)> = BTreeMap::new();
     for &e in part {
         let Some((unknown, v)) = value(e) else { continue };
         match seen.get(&unknown) {

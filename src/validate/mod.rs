@@ -14,6 +14,7 @@
 //!
 //! Invariants: reads the tree, never changes it; the diagnostics come in source order.
 
+mod bases;
 mod builtins;
 mod continuous;
 mod cycles;
@@ -54,11 +55,27 @@ fn validate_here(def: &StoredDefinition) -> Vec<Diagnostic> {
     names.finish();
     let typer = types::Typer { scope: &scope };
     walk::Walk::new(&mut typecheck::Types { typer, out: &mut out }).model(comp);
-    let system = continuous::build(&scope, comp);
-    let balanced = system.as_ref().is_some_and(continuous::System::balanced);
+    // The continuous system's rows only for a model with initial equations (or `fixed =
+    // true`): without, no equation is left over. The discrete check asks only whether
+    // the continuous part is balanced, and only if the model has discrete unknowns
+    // (issue 15: a model of 10^5 Reals builds neither).
+    let initial = continuous::has_initial(&scope, comp);
+    let system = if initial { continuous::build(&scope, comp, false) } else { None };
+    let balanced = || match initial {
+        true => system.as_ref().is_some_and(continuous::System::balanced),
+        false => continuous::balanced(&scope, comp),
+    };
     out.extend(discrete::Discrete::check(&scope, comp, balanced));
-    out.extend(system.as_ref().and_then(|s| initial::check(&scope, s)));
     out.extend(cycles::check(&scope));
+    // The initial system's search without the scope (10^5 declarations); the rare model
+    // it reports is read again for the rows' spans and values.
+    drop(scope);
+    if let Some(part) = system.as_ref().and_then(initial::overdetermined) {
+        drop(system);
+        let scope = scope::Scope::new(def, model);
+        let detailed = continuous::build(&scope, comp, true);
+        out.extend(detailed.and_then(|s| initial::diagnostic(&scope, &s, &part)));
+    }
     out.sort_by_key(|d| (d.span.start, d.severity, d.kind));
     out.dedup();
     out

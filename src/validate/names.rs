@@ -7,31 +7,31 @@ use super::diagnostic::{Diagnostic, Kind};
 use super::scope::{Scope, cref_names, normalize, parts};
 use super::walk::{Ctx, Sink};
 use crate::syntax::ast::*;
-use std::collections::BTreeMap;
 
 /// Duplicate declarations and declared built-ins.
 pub(super) fn declarations(scope: &Scope, out: &mut Vec<Diagnostic>) {
-    let mut first: BTreeMap<&str, &Declaration> = BTreeMap::new();
-    for d in &scope.decls {
-        if d.base == "time" {
+    let mut redeclared = scope.redeclared().into_iter().peekable();
+    for d in 0..scope.len() {
+        if scope.base(d) == "time" {
             out.push(
                 Diagnostic::error(
                     Kind::Builtin,
-                    d.decl.span(),
+                    scope.decl(d).span(),
                     "`time` is the built-in simulation time; it cannot be declared",
                 )
                 .help("rename the variable (Modelica 3.6 §3.6.7)"),
             );
         }
-        match first.get(d.key.as_str()) {
-            Some(earlier) => out.push(
-                Diagnostic::error(Kind::Duplicate, d.decl.span(), format!("`{}` is declared twice", d.key))
-                    .with(earlier.span(), "first declared here")
-                    .help("each name is declared once; remove or rename one of the declarations"),
-            ),
-            None => {
-                first.insert(&d.key, d.decl);
-            }
+        if let Some((_, first)) = redeclared.next_if(|&(later, _)| later as usize == d) {
+            out.push(
+                Diagnostic::error(
+                    Kind::Duplicate,
+                    scope.decl(d).span(),
+                    format!("`{}` is declared twice", scope.key(d)),
+                )
+                .with(scope.decl(first as usize).span(), "first declared here")
+                .help("each name is declared once; remove or rename one of the declarations"),
+            );
         }
     }
 }

@@ -11,25 +11,39 @@
 //! of a record variable: `v.re` with `Complex v`). Quoted identifiers are one part each
 //! (`'a.b'.c` has two parts).
 
+use super::bases::Bases;
 use super::builtins;
 use super::types::Ty;
-use crate::flat::index::{Index, sorted_by};
 use crate::syntax::ast::*;
 use crate::syntax::printer::expr::{write_cref, write_subscripts};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// One declared name of the model (names interned: a flat model declares 10^5 of them,
-/// mostly plain identifiers the parser has interned already).
+/// One declaration of the model: positions into the AST and the type (16 bytes: a flat
+/// model declares 10^5 names, held at validation's peak, issue 15). The name is the
+/// declaration's identifier when it is plain (`x`: no subscripts, dimensions, quotes or
+/// dots), else in [`Scope::named`]; read through [`Scope::key`] and [`Scope::base`].
 pub(super) struct Decl<'a> {
-    /// The name with literal subscripts and dimensions as printed: `a.b[2].c[3]`.
-    pub key: Text,
-    /// Every subscript dropped: `a.b.c`.
-    pub base: Text,
+    pub component: &'a Component,
+    /// The declaration's position in the component; with [`NAMED`], the position in
+    /// [`Scope::named`] instead.
+    at: u32,
     pub ty: Ty,
     /// Declared with dimensions (on the type or the name).
     pub array: bool,
-    pub component: &'a Component,
-    pub decl: &'a Declaration,
+}
+
+/// [`Decl::at`] is a position in [`Scope::named`].
+const NAMED: u32 = 1 << 31;
+
+/// The names of a declaration that is not plain.
+struct Named {
+    /// The declaration's position in its component.
+    at: u32,
+    /// The name with literal subscripts and dimensions as printed: `a.b[2].c[3]`.
+    key: Text,
+    /// Every subscript dropped, quotes read as paths: `a.b.c`.
+    base: Text,
 }
 
 impl Decl<'_> {
@@ -54,13 +68,13 @@ impl Decl<'_> {
 
 /// What a name resolves to.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Resolved {
+pub(super) enum Resolved<'s> {
     /// Declared: the declarations with this base name (several for scalarised elements).
-    Var(Vec<usize>),
+    Var(&'s [u32]),
     /// A prefix of declared names: a record or component taken as a whole.
     Aggregate,
     /// A field of the declared record variable(s) with this base name.
-    Field(Vec<usize>),
+    Field(&'s [u32]),
     /// A literal of an enumeration (`E.a`, `StateSelect.prefer`, omc's type path of an
     /// inline enumeration).
     Literal,
@@ -72,12 +86,10 @@ pub(super) enum Resolved {
 /// The model's declarations and the file's classes.
 pub(super) struct Scope<'a> {
     pub decls: Vec<Decl<'a>>,
-    /// The first declaration of each base name, by base name (positions only: a flat
-    /// model declares 10^5 names, at validation's peak, issue 15); [`Scope::next`] chains
-    /// the others.
-    by_base: Index,
-    /// The next declaration with the same base name ([`NONE`]: the last).
-    next: Vec<u32>,
+    /// The names of the declarations that are not plain (few in a flat model).
+    named: Vec<Named>,
+    /// The declarations by base name.
+    bases: Bases,
     /// The part counts of the declared bases and of the class names.
     decl_counts: BTreeSet<usize>,
     class_counts: BTreeSet<usize>,
@@ -166,15 +178,12 @@ pub(super) fn cref_names(r: &ComponentRef) -> (String, String) {
     (base.join("."), key)
 }
 
-/// The end of a chain of declarations with one base name.
-const NONE: u32 = u32::MAX;
-
 impl<'a> Scope<'a> {
     pub fn new(def: &'a StoredDefinition, model: &'a ClassDef) -> Scope<'a> {
         let mut s = Scope {
             decls: Vec::new(),
-            by_base: Index::default(),
-            next: Vec::new(),
+            named: Vec::new(),
+            bases: Bases::default(),
             decl_counts: BTreeSet::new(),
             class_counts: BTreeSet::new(),
             classes: BTreeMap::new(),
@@ -197,32 +206,64 @@ impl<'a> Scope<'a> {
                 let ClassPart::Elements { elements, .. } = part else { continue };
                 for e in elements {
                     if let Element::Component(c) = e {
-                        for d in c.declarations() {
-                            s.add_decl(c, d);
+                        for (k, d) in c.declarations().iter().enumerate() {
+                            s.add_decl(c, k, d);
                         }
                     }
                 }
             }
         }
-        s.chain_bases();
+        s.named.shrink_to_fit();
+        let bases = Bases::new(s.decls.len(), |d| s.base(d as usize).as_str());
+        s.bases = bases;
         s
     }
 
-    /// [`Scope::by_base`] and [`Scope::next`]: the declarations grouped by base name, in
-    /// declaration order within a group.
-    fn chain_bases(&mut self) {
-        let decls = &self.decls;
-        let base = |k: u32| decls[k as usize].base.as_str();
-        // Stable: a group's declarations stay in declaration order.
-        let mut order = sorted_by(decls.len(), base);
-        self.next = vec![NONE; order.len()];
-        for pair in order.windows(2) {
-            if base(pair[0]) == base(pair[1]) {
-                self.next[pair[0] as usize] = pair[1];
+    /// The number of declarations.
+    pub fn len(&self) -> usize {
+        self.decls.len()
+    }
+
+    /// Declaration `d` as written.
+    pub fn decl(&self, d: usize) -> &'a Declaration {
+        let decl = &self.decls[d];
+        let at = if decl.at & NAMED == 0 { decl.at } else { self.named[(decl.at & !NAMED) as usize].at };
+        &decl.component.declarations()[at as usize]
+    }
+
+    /// The name of declaration `d` with literal subscripts and dimensions as printed:
+    /// `a.b[2].c[3]`.
+    pub fn key(&self, d: usize) -> Text {
+        let decl = &self.decls[d];
+        match decl.at & NAMED {
+            0 => decl.component.declarations()[decl.at as usize].ident().text,
+            _ => self.named[(decl.at & !NAMED) as usize].key,
+        }
+    }
+
+    /// The name of declaration `d` with every subscript dropped: `a.b.c`.
+    pub fn base(&self, d: usize) -> Text {
+        let decl = &self.decls[d];
+        match decl.at & NAMED {
+            0 => decl.component.declarations()[decl.at as usize].ident().text,
+            _ => self.named[(decl.at & !NAMED) as usize].base,
+        }
+    }
+
+    /// The declarations whose key an earlier declaration has, each with the first one of
+    /// that key: `(later, first)`, in order of the later.
+    pub fn redeclared(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        // Declarations of one key have one base: a key is its base with subscripts.
+        for group in self.bases.shared() {
+            let mut by_key = group.to_vec();
+            by_key.sort_by(|&a, &b| self.key(a as usize).as_str().cmp(self.key(b as usize).as_str()));
+            for run in by_key.chunk_by(|&a, &b| self.key(a as usize) == self.key(b as usize)) {
+                out.extend(run[1..].iter().map(|&later| (later, run[0])));
             }
         }
-        order.dedup_by(|later, earlier| base(*later) == base(*earlier));
-        self.by_base = Index::of_sorted(order, base);
+        out.sort_unstable();
+        out
     }
 
     fn add_class(&mut self, c: &'a ClassDef, outer: &str) {
@@ -263,35 +304,33 @@ impl<'a> Scope<'a> {
         }
     }
 
-    fn add_decl(&mut self, c: &'a Component, d: &'a Declaration) {
+    /// The `k`-th declaration `d` of the component `c`.
+    fn add_decl(&mut self, c: &'a Component, k: usize, d: &'a Declaration) {
         self.add_inline_enum(&c.type_spec());
-        let (base, key) = match &d.name().parts[..] {
-            // A plain declared name (almost all of a flat model's): already interned.
+        let k = u32::try_from(k).ok().filter(|&k| k < NAMED).expect("fewer than 2^31 declarations");
+        let at = match &d.name().parts[..] {
+            // A plain declared name (almost all of a flat model's): its identifier.
             [p] if p.subscripts.is_empty() && d.dims.is_empty() && !p.ident.text.contains(['\'', '.']) => {
-                (p.ident.text, p.ident.text)
+                self.decl_counts.insert(1);
+                k
             }
             _ => {
                 let (base, mut key) = cref_names(&d.name());
                 write_subscripts(&mut key, &d.dims);
-                (text(&normalize(&base)), text(&key))
+                let base = normalize(&base);
+                self.decl_counts.insert(part_count(&base));
+                self.named.push(Named { at: k, key: text(&key), base: text(&base) });
+                NAMED | (self.named.len() - 1) as u32
             }
         };
         let ty = self.type_of(&c.type_spec());
         let array = !c.type_dims().is_empty() || !d.dims.is_empty();
-        self.decl_counts.insert(part_count(&base));
-        self.decls.push(Decl { key, base, ty, array, component: c, decl: d });
+        self.decls.push(Decl { component: c, at, ty, array });
     }
 
     /// The declarations with the base name `base`, in order.
-    fn with_base(&self, base: &str) -> Option<Vec<usize>> {
-        let first = self.by_base.find(base, |k| self.decls[k as usize].base.as_str())?;
-        let mut out = Vec::new();
-        let mut k = first;
-        while k != NONE {
-            out.push(k as usize);
-            k = self.next[k as usize];
-        }
-        Some(out)
+    fn with_base(&self, base: &str) -> Option<&[u32]> {
+        self.bases.find(base, |d| self.base(d as usize).as_str())
     }
 
     /// The type a type specifier denotes (short classes followed, at most 16 deep).
@@ -321,15 +360,14 @@ impl<'a> Scope<'a> {
     }
 
     /// Resolves a base name (no subscripts) used as a value. `None`: undeclared.
-    pub fn resolve(&self, name: &str) -> Option<Resolved> {
-        let normal = normalize(name);
-        let base = normal.as_str();
+    pub fn resolve(&self, name: &str) -> Option<Resolved<'_>> {
+        // Without quotes a name is its own path (no allocation: 10^5 names, issue 15).
+        let normal = if name.contains('\'') { Cow::Owned(normalize(name)) } else { Cow::Borrowed(name) };
+        let base = normal.strip_prefix('.').unwrap_or(&normal);
         if let Some(ds) = self.with_base(base) {
             return Some(Resolved::Var(ds));
         }
-        let below = format!("{base}.");
-        let mut after = self.by_base.from(&below, |k| self.decls[k as usize].base.as_str());
-        if after.next().is_some_and(|k| self.decls[k as usize].base.starts_with(&below)) {
+        if self.bases.any_below(&format!("{base}."), |d| self.base(d as usize).as_str()) {
             return Some(Resolved::Aggregate);
         }
         if builtins::is_variable(base) {

@@ -138,7 +138,9 @@ impl Types<'_, '_> {
                 )
             }
             ExprKind::Name(n) => match self.typer.scope.resolve(n.as_str()) {
-                Some(Resolved::Var(ds)) => ds.iter().any(|&d| self.typer.scope.decls[d].type_name() == "Clock"),
+                Some(Resolved::Var(ds)) => {
+                    ds.iter().any(|&d| self.typer.scope.decls[d as usize].type_name() == "Clock")
+                }
                 _ => false,
             },
             _ => false,
@@ -172,16 +174,16 @@ impl Types<'_, '_> {
                 }
             };
             if let Some(Resolved::Var(ds)) = self.typer.scope.resolve(&base)
-                && let Some(&d) = ds.iter().find(|&&d| self.typer.scope.decls[d].is_fixed_value())
+                && let Some(&d) = ds.iter().find(|&&d| self.typer.scope.decls[d as usize].is_fixed_value())
             {
-                let decl = &self.typer.scope.decls[d];
+                let decl = self.typer.scope.decl(d as usize);
                 self.out.push(
                     Diagnostic::error(
                         Kind::Type,
                         t.span,
                         format!("a when-clause assigns `{base}`, which is a parameter or a constant"),
                     )
-                    .with(decl.decl.span(), "declared here")
+                    .with(decl.span(), "declared here")
                     .help("a when-clause defines variables; declare it without `parameter`/`constant`"),
                 );
             }

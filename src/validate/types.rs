@@ -97,11 +97,11 @@ impl Typer<'_, '_> {
             Some(Resolved::Var(ds)) => {
                 let d = match key {
                     // A subscripted reference: only an element declared one by one.
-                    Some(k) => match ds.iter().find(|&&d| self.scope.decls[d].key == k) {
-                        Some(&d) => d,
+                    Some(k) => match ds.iter().find(|&&d| self.scope.key(d as usize) == k) {
+                        Some(&d) => d as usize,
                         None => return Ty::Unknown,
                     },
-                    None if ds.len() == 1 && !self.scope.decls[ds[0]].array => ds[0],
+                    None if ds.len() == 1 && !self.scope.decls[ds[0] as usize].array => ds[0] as usize,
                     None => return Ty::Unknown,
                 };
                 self.scope.decls[d].ty
