@@ -208,7 +208,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
     let edges = cdg
         .edges
         .iter()
-        .map(|e| JsonEdge { from: e.from as usize + 1, to: e.to as usize + 1, when: cdg.text(&e.cond) })
+        .map(|e| JsonEdge { from: e.from as usize + 1, to: e.to as usize + 1, when: cdg.text(e.cond) })
         .collect();
     JsonReport {
         model: mdae.name.clone(),
@@ -234,8 +234,8 @@ pub fn dot(mdae: &Mdae, cdg: &Cdg) -> String {
     for (n, b) in cdg.blocks.iter().enumerate() {
         let _ = writeln!(s, "  b{} [label=\"{}\"];", n + 1, esc(&block_label(mdae, cdg, &b)));
     }
-    for e in &cdg.edges {
-        let _ = writeln!(s, "  b{} -> b{} [label=\"{}\"];", e.from + 1, e.to + 1, esc(&cdg.text(&e.cond)));
+    for e in cdg.edges.iter() {
+        let _ = writeln!(s, "  b{} -> b{} [label=\"{}\"];", e.from + 1, e.to + 1, esc(&cdg.text(e.cond)));
     }
     s.push_str("}\n");
     s
@@ -298,8 +298,8 @@ pub fn write_check(mdae: &Mdae, cdg: &Cdg, s: &mut dyn std::io::Write) -> std::i
         writeln!(s, "  {}. {}", n + 1, block_label(mdae, cdg, &b))?;
     }
     writeln!(s, "edges ({}):", cdg.edges.len())?;
-    for e in &cdg.edges {
-        writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, cdg.text(&e.cond))?;
+    for e in cdg.edges.iter() {
+        writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, cdg.text(e.cond))?;
     }
     Ok(())
 }
