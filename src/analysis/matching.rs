@@ -180,7 +180,7 @@ pub fn max_weight_perfect_matching<G: Weighted + ?Sized>(adj: &G) -> Option<Vec<
     let increasing = (0..n).all(|i| {
         let mut row = (0..adj.degree(i)).map(|k| adj.var(i, k));
         let mut last = row.next();
-        row.all(|j| std::mem::replace(&mut last, Some(j)) < Some(j))
+        row.all(|j| last.replace(j) < Some(j))
     });
     if count == 1 {
         drop((eq_to_var, eq_block, var_block));
@@ -207,7 +207,8 @@ pub fn max_weight_perfect_matching<G: Weighted + ?Sized>(adj: &G) -> Option<Vec<
             continue;
         }
         let assignment = if increasing {
-            min_cost_assignment(&BlockRows { adj, block: Some((rows, &var_block, &local_var, b as u32)) })
+            let inside = Inside { rows, var_block: &var_block, local_var: &local_var, b: b as u32 };
+            min_cost_assignment(&BlockRows { adj, block: Some(inside) })
         } else {
             let col = |j: usize| (var_block[j] as usize == b).then_some(local_var[j]);
             min_cost_assignment(&CostRows::of(adj, &mut rows.iter().copied(), &col))
@@ -428,29 +429,34 @@ impl Weighted for CostRows {
 
 /// One irreducible block's rows for [`min_cost_assignment`] read in place from a graph
 /// whose rows are increasing (each variable once): [`CostRows`]'s entries, in its order,
-/// without the copy. `block`: the block's equations, each variable's block and local
-/// column, and the block's number; `None` when the graph is one block.
+/// without the copy. `block`: where the block is, `None` when the graph is one block.
 struct BlockRows<'g, G: ?Sized> {
     adj: &'g G,
-    block: Option<(&'g [u32], &'g [u32], &'g [u32], u32)>,
+    block: Option<Inside<'g>>,
+}
+
+/// Block `b` of a graph: its equations, and each variable's block and local column.
+#[derive(Clone, Copy)]
+struct Inside<'g> {
+    rows: &'g [u32],
+    var_block: &'g [u32],
+    local_var: &'g [u32],
+    b: u32,
 }
 
 impl<G: Weighted + ?Sized> Weighted for BlockRows<'_, G> {
     fn entries(&self, r: usize) -> impl Iterator<Item = (usize, i64)> + '_ {
-        let (i, inside) = match self.block {
-            None => (r, None),
-            Some((rows, var_block, local_var, b)) => (rows[r] as usize, Some((var_block, local_var, b))),
-        };
-        self.adj.entries(i).filter_map(move |(j, w)| match inside {
+        let i = self.block.map_or(r, |x| x.rows[r] as usize);
+        self.adj.entries(i).filter_map(move |(j, w)| match self.block {
             None => Some((j, -w)),
-            Some((var_block, local_var, b)) => (var_block[j] == b).then(|| (local_var[j] as usize, -w)),
+            Some(x) => (x.var_block[j] == x.b).then(|| (x.local_var[j] as usize, -w)),
         })
     }
 }
 
 impl<G: Weighted + ?Sized> Rows for BlockRows<'_, G> {
     fn len(&self) -> usize {
-        self.block.map_or(self.adj.len(), |(rows, ..)| rows.len())
+        self.block.map_or(self.adj.len(), |x| x.rows.len())
     }
     fn degree(&self, r: usize) -> usize {
         self.entries(r).count()

@@ -206,7 +206,7 @@ mod tests {
             c.blocks.iter().map(|x| (x.eqs.to_vec(), x.writes.to_vec(), x.reads.to_vec(), c.bdd(x.cond))).collect()
         };
         assert!(blocks(a) == blocks(b), "{}: blocks", m.name);
-        let edges = |c: &Cdg| -> Vec<_> { c.edges.iter().map(|e| (e.from, e.to, c.bdd(&e.cond))).collect() };
+        let edges = |c: &Cdg| -> Vec<_> { c.edges.iter().map(|e| (e.from, e.to, c.bdd(e.cond))).collect() };
         assert!(edges(a) == edges(b), "{}: edges", m.name);
         assert_eq!(report::check(m, a), report::check(m, b));
     }
