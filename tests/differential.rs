@@ -37,7 +37,7 @@ fn view(cdg: &Cdg, bits: u64) -> ModeView {
         c: cdg.offsets.iter().map(|l| at(&l)).collect(),
         d: cdg.orders.iter().map(|l| at(&l)).collect(),
         blocks: (0..cdg.blocks.len()).filter(|&n| holds(cdg.blocks.get(n).cond)).map(key).collect(),
-        deps: cdg.edges.iter().filter(|e| holds(&e.cond)).map(|e| (key(e.from as usize), key(e.to as usize))).collect(),
+        deps: cdg.edges.iter().filter(|e| holds(e.cond)).map(|e| (key(e.from as usize), key(e.to as usize))).collect(),
     }
 }
 

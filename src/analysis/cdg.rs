@@ -10,8 +10,10 @@
 //!
 //! Held packed (issue 15: a model without modes of 10^5 equations has 10^5 blocks, offsets
 //! and orders): an offset or order that is one value in every regular mode is that value
-//! alone ([`ModeValues`], 4 bytes), and the blocks' lists are slices of three lists shared
-//! by every block ([`Blocks`], read as [`Block`] views).
+//! alone ([`ModeValues`], 4 bytes), the blocks' lists are slices of three lists shared
+//! by every block ([`Blocks`], read as [`Block`] views), an edge is its two blocks
+//! ([`Edges`], 8 bytes), and the blocks' and edges' conditions are one shared condition
+//! when they are all the same (every one of a model without modes: the regular modes).
 
 use super::local::{Factored, Local};
 use super::modes::ModeSpace;
@@ -34,7 +36,7 @@ pub struct Cdg {
     /// Per variable: (d, regular modes where d_j = d).
     pub orders: ModeValues,
     pub blocks: Blocks,
-    pub edges: Vec<Edge>,
+    pub edges: Edges,
 }
 
 impl Cdg {
@@ -148,12 +150,36 @@ impl std::ops::Deref for Values<'_> {
     }
 }
 
+/// The conditions of the items of a list (blocks, edges): each item's own, or one shared
+/// by every item (each a local set of the regular modes).
+enum Conds {
+    Each(Vec<Local>),
+    All(Local),
+}
+
+impl Conds {
+    fn get(&self, k: usize) -> &Local {
+        match self {
+            Conds::Each(conds) => &conds[k],
+            Conds::All(cond) => cond,
+        }
+    }
+
+    fn push(&mut self, cond: Local) {
+        match self {
+            Conds::Each(conds) => conds.push(cond),
+            Conds::All(_) => panic!("a list of one shared condition takes no other"),
+        }
+    }
+}
+
 /// The blocks, in order: block b's equations (with their offsets) are a slice of one list,
 /// the variables they are solved for (as many, in their own order) the same slice of
 /// another, and its reads a slice of a third.
 pub struct Blocks {
-    conds: Vec<Local>,
-    /// Block b's equations are `eqs[at[b]..at[b + 1]]`, its writes `writes[at[b]..at[b + 1]]`.
+    conds: Conds,
+    /// Block b's equations are `eqs[at[b]..at[b + 1]]`, its writes `writes[at[b]..at[b + 1]]`;
+    /// empty when every block has one equation (block b's at b).
     at: Vec<u32>,
     eqs: Vec<(EqId, u32)>,
     writes: Vec<(VarId, u32)>,
@@ -168,6 +194,18 @@ impl Default for Blocks {
     }
 }
 
+/// The lists of [`Blocks`] as [`Blocks::uniform`] takes them: block b's equations and
+/// writes are `eqs[at[b]..at[b + 1]]` and `writes[at[b]..at[b + 1]]` (`at` empty: every
+/// block has one, at b), its reads `reads[read_at[b]..read_at[b + 1]]` (`at` and `read_at`
+/// start at 0 and end at their lists' lengths).
+pub struct BlockLists {
+    pub at: Vec<u32>,
+    pub eqs: Vec<(EqId, u32)>,
+    pub writes: Vec<(VarId, u32)>,
+    pub read_at: Vec<u32>,
+    pub reads: Vec<(VarId, u32)>,
+}
+
 impl Blocks {
     /// Room for `blocks` blocks of `eqs` equations in all and `reads` reads in all.
     pub fn with_capacity(blocks: usize, eqs: usize, reads: usize) -> Blocks {
@@ -176,13 +214,24 @@ impl Blocks {
         at.push(0);
         read_at.push(0);
         Blocks {
-            conds: Vec::with_capacity(blocks),
+            conds: Conds::Each(Vec::with_capacity(blocks)),
             at,
             eqs: Vec::with_capacity(eqs),
             writes: Vec::with_capacity(eqs),
             read_at,
             reads: Vec::with_capacity(reads),
         }
+    }
+
+    /// The blocks of `lists`, each in the modes `cond` (no block can be pushed after).
+    pub fn uniform(cond: Local, lists: BlockLists) -> Blocks {
+        let BlockLists { at, eqs, writes, read_at, reads } = lists;
+        let blocks = read_at.len() - 1;
+        assert!(at.is_empty() || at.len() == read_at.len(), "as many ends of blocks in both lists");
+        assert!(at.last().map_or(blocks, |&e| e as usize) == eqs.len(), "the equations end where the list does");
+        assert!(eqs.len() == writes.len(), "a block writes as many variables as it has equations");
+        assert!(read_at[blocks] as usize == reads.len(), "the reads end where the list does");
+        Blocks { conds: Conds::All(cond), at, eqs, writes, read_at, reads }
     }
 
     /// Appends the block `cond: reads -- eqs -> writes`; a block is square (as many writes
@@ -209,18 +258,21 @@ impl Blocks {
     }
 
     pub fn len(&self) -> usize {
-        self.conds.len()
+        self.read_at.len() - 1
     }
 
     pub fn is_empty(&self) -> bool {
-        self.conds.is_empty()
+        self.len() == 0
     }
 
     /// Block b.
     pub fn get(&self, b: usize) -> Block<'_> {
-        let (p, q) = (self.at[b] as usize, self.at[b + 1] as usize);
+        let (p, q) = match self.at.is_empty() {
+            true => (b, b + 1),
+            false => (self.at[b] as usize, self.at[b + 1] as usize),
+        };
         Block {
-            cond: &self.conds[b],
+            cond: self.conds.get(b),
             eqs: &self.eqs[p..q],
             writes: &self.writes[p..q],
             reads: &self.reads[self.read_at[b] as usize..self.read_at[b + 1] as usize],
@@ -253,12 +305,61 @@ impl<'a> Block<'a> {
     }
 }
 
-/// Block `from` must be solved before block `to` in the modes `cond` (16 bytes).
-#[derive(Clone, Debug)]
-pub struct Edge {
+/// The edges, in order: (from, to) pairs of blocks, each with its modes (8 bytes an edge
+/// when they share one condition).
+pub struct Edges {
+    pairs: Vec<(u32, u32)>,
+    conds: Conds,
+}
+
+impl Default for Edges {
+    fn default() -> Edges {
+        Edges::with_capacity(0)
+    }
+}
+
+impl Edges {
+    /// Room for `edges` edges.
+    pub fn with_capacity(edges: usize) -> Edges {
+        Edges { pairs: Vec::with_capacity(edges), conds: Conds::Each(Vec::with_capacity(edges)) }
+    }
+
+    /// The edges `pairs`, each in the modes `cond` (no edge can be pushed after).
+    pub fn uniform(cond: Local, pairs: Vec<(u32, u32)>) -> Edges {
+        Edges { pairs, conds: Conds::All(cond) }
+    }
+
+    /// Appends the edge `from -> to` in the modes `cond`.
+    pub fn push(&mut self, from: u32, to: u32, cond: Local) {
+        self.conds.push(cond);
+        self.pairs.push((from, to));
+    }
+
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Edge k.
+    pub fn get(&self, k: usize) -> Edge<'_> {
+        let (from, to) = self.pairs[k];
+        Edge { from, to, cond: self.conds.get(k) }
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Edge<'_>> + '_ {
+        (0..self.len()).map(|k| self.get(k))
+    }
+}
+
+/// Block `from` must be solved before block `to` in the modes `cond` (an edge of [`Edges`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Edge<'a> {
     pub from: u32,
     pub to: u32,
-    pub cond: Local,
+    pub cond: &'a Local,
 }
 
 /// Modes in which the model is structurally singular, with one example mode and the

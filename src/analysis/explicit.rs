@@ -14,7 +14,7 @@
 //! gathering ([`super::one_mode`], issue 15).
 
 use super::AnalysisError;
-use super::cdg::{Blocks, Cdg, Edge, ModeValues, Singular};
+use super::cdg::{Blocks, Cdg, Edges, ModeValues, Singular};
 use super::local::Local;
 use super::modes::ModeSpace;
 use super::sigma::{BlockInstance, Sigma, SingleMode, analyse};
@@ -35,9 +35,7 @@ pub fn sigma_in_mode(mdae: &Mdae, holds: &dyn Fn(ModeId) -> bool) -> Sigma {
     let mut sigma = Sigma::with_capacity(active().count(), active().map(|e| mdae.incidence(e).len()).sum());
     let mut row = Vec::new();
     for e in active() {
-        row.extend(
-            mdae.incidence(e).iter().filter(|inc| inc.when.eval(holds)).map(|inc| (inc.var.0, u32::from(inc.order))),
-        );
+        row.extend(mdae.incidence(e).iter().filter(|inc| inc.when.eval(holds)).map(|inc| (inc.var.0, inc.order)));
         sigma.push_row(&mut row);
     }
     sigma.shrink_to_fit();
@@ -115,12 +113,11 @@ fn run(mdae: &Mdae, one_mode: bool) -> Result<Cdg, AnalysisError> {
     // One valid assignment: if it is nonsingular, its structure is the CDG.
     let mut valid_bits = (0u64..(1u64 << k)).filter(|&bits| !mode_of(bits).is_false());
     if let (true, Some(bits), None) = (one_mode, valid_bits.next(), valid_bits.next()) {
-        let sigma = sigma_in_mode(mdae, &holds_in(bits));
-        let dm = match super::sigma::packed(&sigma, n_var) {
-            Ok(s) => return Ok(super::one_mode::cdg(sigma, s, space, valid)),
+        let holds = holds_in(bits);
+        let dm = match super::sigma::packed(sigma_in_mode(mdae, &holds), n_var) {
+            Ok(s) => return Ok(super::one_mode::cdg(mdae, &holds, s, space, valid)),
             Err(dm) => dm,
         };
-        drop(sigma);
         let mut acc = Acc::new(mdae, 1usize << k);
         acc.gather(bits, &mode_of(bits), SingleMode::Singular(*dm), &space);
         return Ok(acc.finish(space, valid, &structural));
@@ -263,11 +260,11 @@ impl Acc {
         deps.sort_by_key(|&(a, b, _)| (a, b));
         let runs = || deps.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1));
         // Counted first: collected from `chunk_by`, the vector would keep up to twice the room.
-        let mut edges: Vec<Edge> = Vec::with_capacity(runs().count());
-        edges.extend(runs().map(|run| {
+        let mut edges = Edges::with_capacity(runs().count());
+        for run in runs() {
             let at: Assignments = run.iter().map(|d| d.2).collect();
-            Edge { from: run[0].0, to: run[0].1, cond: local(&at) }
-        }));
+            edges.push(run[0].0, run[0].1, local(&at));
+        }
         drop(deps);
         let singular = singular
             .into_iter()

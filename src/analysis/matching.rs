@@ -159,18 +159,36 @@ pub fn hopcroft_karp<R: Rows + ?Sized>(adj: &R, n_var: usize) -> (Vec<u32>, Vec<
 /// `eq_to_var` (`u32`, as the model's ids), or `None` when there is no perfect matching.
 /// Only the edges inside an irreducible block can be in a perfect matching
 /// ([`fine_blocks`](super::dm::fine_blocks)), so the optimum is the union of every block's
-/// own optimum.
+/// own optimum; a block of one equation has one perfect matching, the maximum matching's.
+///
+/// Memory (issue 15: a model of 10^5 equations without modes, whose Σ-matrix is `adj`,
+/// is one irreducible block of 70,000 equations, or 10^5 blocks of one): the answer is
+/// the maximum matching with the blocks of two equations or more rematched; when the rows
+/// are increasing (each variable once, as a [`Sigma`](super::sigma::Sigma)'s), a block's
+/// rows are read in place ([`BlockRows`]), else copied sorted ([`CostRows`]); a graph
+/// that is one block is read without groups or local indices.
 pub fn max_weight_perfect_matching<G: Weighted + ?Sized>(adj: &G) -> Option<Vec<u32>> {
     let n = adj.len();
     let (eq_to_var, var_to_eq) = hopcroft_karp(adj, n);
     if eq_to_var.contains(&FREE) {
         return None;
     }
-    let (eq_block, var_block, count) = fine_partition(adj, &eq_to_var, &var_to_eq);
-    // What is held from here on is O(n) per array (the matching's peak on a model of 10^5
-    // equations without modes, issue 15): the matching is no longer needed, the groups
-    // and local indices are u32.
-    drop((eq_to_var, var_to_eq));
+    let (eq_block, var_block, count) = fine_partition(adj, &eq_to_var, var_to_eq);
+    if count == n {
+        return Some(eq_to_var);
+    }
+    let increasing = (0..n).all(|i| {
+        let mut row = (0..adj.degree(i)).map(|k| adj.var(i, k));
+        let mut last = row.next();
+        row.all(|j| last.replace(j) < Some(j))
+    });
+    if count == 1 {
+        drop((eq_to_var, eq_block, var_block));
+        return match increasing {
+            true => min_cost_assignment(&BlockRows { adj, block: None }),
+            false => min_cost_assignment(&CostRows::of(adj, &mut (0..n as u32), &|j| Some(j as u32))),
+        };
+    }
     // Each block's equations and variables (grouped in one list each: a model of 10^5
     // equations has about as many blocks), with local indices.
     let eqs = Grouped::of(&eq_block, count);
@@ -182,31 +200,19 @@ pub fn max_weight_perfect_matching<G: Weighted + ?Sized>(adj: &G) -> Option<Vec<
             local_var[j as usize] = k as u32;
         }
     }
-    let mut out = vec![0u32; n];
-    let mut row: Vec<(u32, i64)> = Vec::new();
+    let mut out = eq_to_var;
     for b in 0..count {
         let rows = eqs.group(b);
-        // cost = −weight (minimised); of parallel edges the heaviest.
-        // Room for every entry of the rows (those to other blocks are left out).
-        let most = rows.iter().map(|&i| adj.degree(i as usize)).sum();
-        let mut block = CostRows {
-            start: Vec::with_capacity(rows.len() + 1),
-            cols: Vec::with_capacity(most),
-            costs: Vec::with_capacity(most),
-        };
-        block.start.push(0);
-        for &i in rows {
-            row.extend(
-                adj.entries(i as usize).filter(|&(j, _)| var_block[j] as usize == b).map(|(j, w)| (local_var[j], -w)),
-            );
-            row.sort_unstable();
-            row.dedup_by_key(|e| e.0);
-            block.cols.extend(row.iter().map(|e| e.0));
-            block.costs.extend(row.iter().map(|e| e.1));
-            block.start.push(block.cols.len() as u32);
-            row.clear();
+        if rows.len() == 1 {
+            continue;
         }
-        let assignment = min_cost_assignment(&block)?;
+        let assignment = if increasing {
+            let inside = Inside { rows, var_block: &var_block, local_var: &local_var, b: b as u32 };
+            min_cost_assignment(&BlockRows { adj, block: Some(inside) })
+        } else {
+            let col = |j: usize| (var_block[j] as usize == b).then_some(local_var[j]);
+            min_cost_assignment(&CostRows::of(adj, &mut rows.iter().copied(), &col))
+        }?;
         for (r, &c) in assignment.iter().enumerate() {
             out[rows[r] as usize] = vars.group(b)[c as usize];
         }
@@ -218,7 +224,8 @@ pub fn max_weight_perfect_matching<G: Weighted + ?Sized>(adj: &G) -> Option<Vec<
 /// of each equation and of each variable and their number: the partition of
 /// [`fine_blocks_with`](super::dm::fine_blocks_with), numbered otherwise (each block's
 /// optimum is its own, so the numbering does not matter here), without a list per block.
-fn fine_partition<R: Rows + ?Sized>(adj: &R, eq_to_var: &[u32], var_to_eq: &[u32]) -> (Vec<u32>, Vec<u32>, usize) {
+/// `var_to_eq` is freed before the components are found.
+fn fine_partition<R: Rows + ?Sized>(adj: &R, eq_to_var: &[u32], var_to_eq: Vec<u32>) -> (Vec<u32>, Vec<u32>, usize) {
     // Equation i → the equation matched to each variable of its row (every variable is
     // matched: the matching is perfect).
     let target = |i: usize, j: usize| Some(var_to_eq[j]).filter(|&k| k as usize != i);
@@ -232,9 +239,11 @@ fn fine_partition<R: Rows + ?Sized>(adj: &R, eq_to_var: &[u32], var_to_eq: &[u32
     for i in 0..adj.len() {
         succ.extend(row(i).filter_map(|j| target(i, j)));
     }
+    let n_var = var_to_eq.len();
+    drop(var_to_eq);
     let (eq_block, count) = super::scc::component_of(&start, &succ);
     drop((start, succ));
-    let mut var_block = vec![0u32; var_to_eq.len()];
+    let mut var_block = vec![0u32; n_var];
     for (i, &j) in eq_to_var.iter().enumerate() {
         var_block[j as usize] = eq_block[i];
     }
@@ -375,6 +384,30 @@ struct CostRows {
     costs: Vec<i64>,
 }
 
+impl CostRows {
+    /// The rows `rows` of `adj` with their entries whose variable has a local column
+    /// (`col`), at it, cost = −weight, sorted by column, of parallel edges the heaviest.
+    fn of<G: Weighted + ?Sized>(
+        adj: &G,
+        rows: &mut dyn ExactSizeIterator<Item = u32>,
+        col: &dyn Fn(usize) -> Option<u32>,
+    ) -> CostRows {
+        let mut block = CostRows { start: Vec::with_capacity(rows.len() + 1), cols: Vec::new(), costs: Vec::new() };
+        block.start.push(0);
+        let mut row: Vec<(u32, i64)> = Vec::new();
+        for i in rows {
+            row.extend(adj.entries(i as usize).filter_map(|(j, w)| Some((col(j)?, -w))));
+            row.sort_unstable();
+            row.dedup_by_key(|e| e.0);
+            block.cols.extend(row.iter().map(|e| e.0));
+            block.costs.extend(row.iter().map(|e| e.1));
+            block.start.push(block.cols.len() as u32);
+            row.clear();
+        }
+        block
+    }
+}
+
 impl Rows for CostRows {
     fn len(&self) -> usize {
         self.start.len() - 1
@@ -391,6 +424,45 @@ impl Weighted for CostRows {
     fn entries(&self, i: usize) -> impl Iterator<Item = (usize, i64)> + '_ {
         let (p, q) = (self.start[i] as usize, self.start[i + 1] as usize);
         self.cols[p..q].iter().zip(&self.costs[p..q]).map(|(&c, &w)| (c as usize, w))
+    }
+}
+
+/// One irreducible block's rows for [`min_cost_assignment`] read in place from a graph
+/// whose rows are increasing (each variable once): [`CostRows`]'s entries, in its order,
+/// without the copy. `block`: where the block is, `None` when the graph is one block.
+struct BlockRows<'g, G: ?Sized> {
+    adj: &'g G,
+    block: Option<Inside<'g>>,
+}
+
+/// Block `b` of a graph: its equations, and each variable's block and local column.
+#[derive(Clone, Copy)]
+struct Inside<'g> {
+    rows: &'g [u32],
+    var_block: &'g [u32],
+    local_var: &'g [u32],
+    b: u32,
+}
+
+impl<G: Weighted + ?Sized> Weighted for BlockRows<'_, G> {
+    fn entries(&self, r: usize) -> impl Iterator<Item = (usize, i64)> + '_ {
+        let i = self.block.map_or(r, |x| x.rows[r] as usize);
+        self.adj.entries(i).filter_map(move |(j, w)| match self.block {
+            None => Some((j, -w)),
+            Some(x) => (x.var_block[j] == x.b).then(|| (x.local_var[j] as usize, -w)),
+        })
+    }
+}
+
+impl<G: Weighted + ?Sized> Rows for BlockRows<'_, G> {
+    fn len(&self) -> usize {
+        self.block.map_or(self.adj.len(), |x| x.rows.len())
+    }
+    fn degree(&self, r: usize) -> usize {
+        self.entries(r).count()
+    }
+    fn var(&self, r: usize, k: usize) -> usize {
+        self.entries(r).nth(k).expect("an entry of the row").0
     }
 }
 

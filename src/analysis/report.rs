@@ -208,7 +208,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
     let edges = cdg
         .edges
         .iter()
-        .map(|e| JsonEdge { from: e.from as usize + 1, to: e.to as usize + 1, when: cdg.text(&e.cond) })
+        .map(|e| JsonEdge { from: e.from as usize + 1, to: e.to as usize + 1, when: cdg.text(e.cond) })
         .collect();
     JsonReport {
         model: mdae.name.clone(),
@@ -234,8 +234,8 @@ pub fn dot(mdae: &Mdae, cdg: &Cdg) -> String {
     for (n, b) in cdg.blocks.iter().enumerate() {
         let _ = writeln!(s, "  b{} [label=\"{}\"];", n + 1, esc(&block_label(mdae, cdg, &b)));
     }
-    for e in &cdg.edges {
-        let _ = writeln!(s, "  b{} -> b{} [label=\"{}\"];", e.from + 1, e.to + 1, esc(&cdg.text(&e.cond)));
+    for e in cdg.edges.iter() {
+        let _ = writeln!(s, "  b{} -> b{} [label=\"{}\"];", e.from + 1, e.to + 1, esc(&cdg.text(e.cond)));
     }
     s.push_str("}\n");
     s
@@ -298,8 +298,8 @@ pub fn write_check(mdae: &Mdae, cdg: &Cdg, s: &mut dyn std::io::Write) -> std::i
         writeln!(s, "  {}. {}", n + 1, block_label(mdae, cdg, &b))?;
     }
     writeln!(s, "edges ({}):", cdg.edges.len())?;
-    for e in &cdg.edges {
-        writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, cdg.text(&e.cond))?;
+    for e in cdg.edges.iter() {
+        writeln!(s, "  {} -> {} when {}", e.from + 1, e.to + 1, cdg.text(e.cond))?;
     }
     Ok(())
 }
@@ -324,28 +324,27 @@ fn classes(mdae: &Mdae, cdg: &Cdg, s: &mut dyn std::io::Write) -> std::io::Resul
     }
     writeln!(s, "structure classes ({}):", parts.len())?;
     for p in &parts {
-        // The active blocks by number (4 bytes each, not a view of 56).
-        let active: Vec<u32> = (0..cdg.blocks.len() as u32)
-            .filter(|&b| crate::analysis::meets::meets(cdg.blocks.get(b as usize).cond.g(), p))
-            .collect();
-        let blocks = || active.iter().map(|&b| cdg.blocks.get(b as usize));
-        let sum_c: u32 = blocks().flat_map(|b| b.eqs.iter().map(|e| e.1)).sum();
-        let sum_d: u32 = blocks().flat_map(|b| b.writes.iter().map(|w| w.1)).sum();
-        let index = blocks().flat_map(|b| b.eqs.iter().map(|e| e.1)).max().unwrap_or(0);
-        let mut states: Vec<String> = blocks()
-            .flat_map(|b| b.writes.iter())
-            .flat_map(|&(v, d)| (0..d).map(move |k| primed(&mdae.var(v).name, k)))
-            .collect();
-        states.sort();
-        writeln!(
-            s,
-            "  when {}: index {}, states {}, degrees of freedom {}, {} blocks",
-            cdg.space.text(p, &cdg.valid),
-            index,
-            if states.is_empty() { "none".into() } else { states.join(" ") },
-            sum_d as i64 - sum_c as i64,
-            active.len()
-        )?;
+        // One pass over the active blocks; the states as (variable, order), sorted as
+        // their names with primes (8 bytes each, not a string: issue 15).
+        let (mut count, mut sum_c, mut sum_d, mut index) = (0usize, 0u32, 0u32, 0u32);
+        let mut states: Vec<(VarId, u32)> = Vec::new();
+        for b in cdg.blocks.iter().filter(|b| crate::analysis::meets::meets(b.cond.g(), p)) {
+            count += 1;
+            sum_c += b.eqs.iter().map(|e| e.1).sum::<u32>();
+            sum_d += b.writes.iter().map(|w| w.1).sum::<u32>();
+            index = b.eqs.iter().map(|e| e.1).fold(index, u32::max);
+            states.extend(b.writes.iter().flat_map(|&(v, d)| (0..d).map(move |k| (v, k))));
+        }
+        let name = |&(v, k): &(VarId, u32)| mdae.var(v).name.bytes().chain(std::iter::repeat_n(b'\'', k as usize));
+        states.sort_by(|a, b| name(a).cmp(name(b)));
+        write!(s, "  when {}: index {}, states ", cdg.space.text(p, &cdg.valid), index)?;
+        if states.is_empty() {
+            write!(s, "none")?;
+        }
+        for (n, &(v, k)) in states.iter().enumerate() {
+            write!(s, "{}{}", if n == 0 { "" } else { " " }, primed(&mdae.var(v).name, k))?;
+        }
+        writeln!(s, ", degrees of freedom {}, {} blocks", sum_d as i64 - sum_c as i64, count)?;
     }
     Ok(())
 }

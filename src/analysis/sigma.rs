@@ -18,12 +18,14 @@ use super::scc::component_of;
 use crate::syntax::small_list::SmallList;
 
 /// One mode's Σ-matrix, packed: row i's entries (variable, σ), each variable once and
-/// increasing, are `entries[start[i]..start[i + 1]]` (8 bytes an entry; a `Graph` row
-/// was a vector of its own, 24 bytes, and 16 an entry).
+/// increasing, are `vars[start[i]..start[i + 1]]` with their `sigma` (a derivative order,
+/// as the model's incidence: 5 bytes an entry; a `Graph` row was a vector of its own, 24
+/// bytes, and 16 an entry).
 #[derive(Clone, Debug, Default)]
 pub struct Sigma {
     start: Vec<u32>,
-    entries: Vec<(u32, u32)>,
+    vars: Vec<u32>,
+    sigma: Vec<u8>,
 }
 
 impl Sigma {
@@ -31,36 +33,33 @@ impl Sigma {
     pub fn with_capacity(rows: usize, entries: usize) -> Sigma {
         let mut start = Vec::with_capacity(rows + 1);
         start.push(0);
-        Sigma { start, entries: Vec::with_capacity(entries) }
+        Sigma { start, vars: Vec::with_capacity(entries), sigma: Vec::with_capacity(entries) }
     }
 
     /// Appends a row from its (variable, σ) pairs in any order, a variable repeated taken at
     /// its largest σ; `row` is left empty.
-    pub fn push_row(&mut self, row: &mut Vec<(u32, u32)>) {
+    pub fn push_row(&mut self, row: &mut Vec<(u32, u8)>) {
         row.sort_unstable();
         // Sorted by (variable, σ): the last of each variable has its largest σ.
-        for (k, &e) in row.iter().enumerate() {
-            if row.get(k + 1).is_none_or(|next| next.0 != e.0) {
-                self.entries.push(e);
+        for (k, &(j, s)) in row.iter().enumerate() {
+            if row.get(k + 1).is_none_or(|next| next.0 != j) {
+                self.vars.push(j);
+                self.sigma.push(s);
             }
         }
-        self.start.push(self.entries.len() as u32);
+        self.start.push(self.vars.len() as u32);
         row.clear();
     }
 
     /// Frees the room left over.
     pub fn shrink_to_fit(&mut self) {
-        self.entries.shrink_to_fit();
+        self.vars.shrink_to_fit();
+        self.sigma.shrink_to_fit();
     }
 
-    /// Row `i`: (variable, σ), increasing.
-    pub fn row(&self, i: usize) -> &[(u32, u32)] {
-        &self.entries[self.start[i] as usize..self.start[i + 1] as usize]
-    }
-
-    /// The number of entries.
-    pub fn entry_count(&self) -> usize {
-        self.entries.len()
+    /// Row `i`'s entries as positions in `vars` and `sigma`.
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        self.start[i] as usize..self.start[i + 1] as usize
     }
 }
 
@@ -72,13 +71,14 @@ impl Rows for Sigma {
         (self.start[i + 1] - self.start[i]) as usize
     }
     fn var(&self, i: usize, k: usize) -> usize {
-        self.entries[self.start[i] as usize + k].0 as usize
+        self.vars[self.start[i] as usize + k] as usize
     }
 }
 
 impl Weighted for Sigma {
     fn entries(&self, i: usize) -> impl Iterator<Item = (usize, i64)> + '_ {
-        self.row(i).iter().map(|&(j, s)| (j as usize, i64::from(s)))
+        let r = self.range(i);
+        self.vars[r.clone()].iter().zip(&self.sigma[r]).map(|(&j, &s)| (j as usize, i64::from(s)))
     }
 }
 
@@ -116,21 +116,30 @@ pub enum SingleMode {
 
 /// Runs the Σ-method on `sigma` (equation → (variable, σ)) with `n_var` variables.
 pub fn analyse<G: Weighted + ?Sized>(sigma: &G, n_var: usize) -> SingleMode {
-    match packed(sigma, n_var) {
-        Ok(p) => SingleMode::Nonsingular(p.structure(sigma)),
-        Err(dm) => SingleMode::Singular(*dm),
+    if sigma.len() != n_var {
+        return SingleMode::Singular(decompose(sigma, n_var));
+    }
+    match max_weight_perfect_matching(sigma) {
+        Some(matching) => SingleMode::Nonsingular(Packed::of(sigma, matching).structure(sigma)),
+        None => SingleMode::Singular(decompose(sigma, n_var)),
     }
 }
 
-/// [`analyse`], the structure packed.
-pub fn packed<G: Weighted + ?Sized>(sigma: &G, n_var: usize) -> Result<Packed, Box<Decomposition>> {
+/// [`analyse`] of a Σ-matrix given away, the structure packed: the matrix is freed once
+/// the blocks' dependency graph is built, before its components are found (issue 15: what
+/// the blocks read is in the model, `one_mode.rs`).
+pub fn packed(sigma: Sigma, n_var: usize) -> Result<Packed, Box<Decomposition>> {
     if sigma.len() != n_var {
-        return Err(Box::new(decompose(sigma, n_var)));
+        return Err(Box::new(decompose(&sigma, n_var)));
     }
-    let Some(matching) = max_weight_perfect_matching(sigma) else {
-        return Err(Box::new(decompose(sigma, n_var)));
+    let Some(matching) = max_weight_perfect_matching(&sigma) else {
+        return Err(Box::new(decompose(&sigma, n_var)));
     };
-    Ok(Packed::of(sigma, matching))
+    let (c, d) = offsets(&sigma, &matching);
+    let graph = dependencies(&sigma, &matching, &c, &d);
+    drop(sigma);
+    let (block, count) = components(graph);
+    Ok(Packed { matching, c, d, block, count })
 }
 
 /// The structure of `sigma` from `matching`, a highest-value transversal of it (any one:
@@ -160,7 +169,7 @@ pub struct Packed {
 impl Packed {
     fn of<G: Weighted + ?Sized>(sigma: &G, matching: Vec<u32>) -> Packed {
         let (c, d) = offsets(sigma, &matching);
-        let (block, count) = blocks(sigma, &matching, &c, &d);
+        let (block, count) = components(dependencies(sigma, &matching, &c, &d));
         Packed { matching, c, d, block, count }
     }
 
@@ -293,14 +302,17 @@ fn offsets<G: Weighted + ?Sized>(sigma: &G, matching: &[u32]) -> (Vec<u32>, Vec<
             break;
         }
     }
-    (c.iter().map(|&x| x.max(0) as u32).collect(), d.iter().map(|&x| x.max(0) as u32).collect())
+    // Made `u32` one at a time, the rest freed first (issue 15).
+    drop(matched);
+    let as_u32 = |v: Vec<i64>| -> Vec<u32> { v.iter().map(|&x| x.max(0) as u32).collect() };
+    let c = as_u32(c);
+    (c, as_u32(d))
 }
 
-/// The blocks: the strongly connected components of the dependency graph on saturated
-/// entries off the matching (equation solver(j) → equation i for such an entry (i, j)),
-/// each equation's block, numbered by their smallest equation, and their number. The
-/// components are those of the reversed graph (i → solver(j)), which is built row by row.
-fn blocks<G: Weighted + ?Sized>(sigma: &G, matching: &[u32], c: &[u32], d: &[u32]) -> (Vec<u32>, usize) {
+/// The blocks' dependency graph, reversed, as successor lists (`start`, `succ`): equation
+/// i → solver(j) for each of its saturated entries (i, j) off the matching (the graph's
+/// edges are solver(j) → i).
+fn dependencies<G: Weighted + ?Sized>(sigma: &G, matching: &[u32], c: &[u32], d: &[u32]) -> (Vec<u32>, Vec<u32>) {
     let n = sigma.len();
     let mut solver = vec![0u32; n];
     for (i, &j) in matching.iter().enumerate() {
@@ -316,7 +328,13 @@ fn blocks<G: Weighted + ?Sized>(sigma: &G, matching: &[u32], c: &[u32], d: &[u32
     for i in 0..n {
         succ.extend(sigma.entries(i).filter(|&(j, s)| saturated(i, j, s)).map(|(j, _)| solver[j]));
     }
-    drop(solver);
+    (start, succ)
+}
+
+/// The blocks: the strongly connected components of the dependency graph
+/// ([`dependencies`]: those of the reversed graph are the same), each equation's block,
+/// numbered by their smallest equation, and their number.
+fn components((start, succ): (Vec<u32>, Vec<u32>)) -> (Vec<u32>, usize) {
     let (mut block, count) = component_of(&start, &succ);
     drop((start, succ));
     // Renumbered by their smallest equation.

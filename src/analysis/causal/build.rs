@@ -75,6 +75,8 @@ impl<'a> Sections<'a> {
         for part in &comp.parts {
             match part {
                 ClassPart::Elements { elements: es, .. } => {
+                    // At their number: a model of 10^5 declarations (issue 15).
+                    s.elements.reserve(es.len());
                     for e in es {
                         match e {
                             Element::Class(c) => s.classes.push(c),
@@ -96,7 +98,16 @@ impl<'a> Sections<'a> {
     /// classified, before the rows are made; issue 15).
     pub fn rows(self) -> Result<CausalModel, Unchecked> {
         let Sections { elements, equations, algorithms, classes } = self;
-        rows_of(elements, &equations, &algorithms, &classes)
+        rows_of(elements, &equations, &algorithms, &classes, true).map(|m| m.expect("the rows are kept"))
+    }
+
+    /// The rows if some unknown is discrete; `None` when none is (no Boolean, Integer,
+    /// enumeration, String or discrete Real is declared, no Real is assigned in a `when`):
+    /// such a model has no discrete loop, and its rows are made to be checked, not kept
+    /// (issue 15: a model without modes of 10^5 equations).
+    pub fn rows_if_discrete(self) -> Result<Option<CausalModel>, Unchecked> {
+        let Sections { elements, equations, algorithms, classes } = self;
+        rows_of(elements, &equations, &algorithms, &classes, false)
     }
 
     /// The span and text of the rows of `origin`, for messages: its equation's and the
@@ -128,15 +139,18 @@ pub fn of_equations(
     algorithms: &[(Span, &[Statement])],
     classes: &[&ClassDef],
 ) -> Result<CausalModel, Unchecked> {
-    rows_of(elements.to_vec(), equations, algorithms, classes)
+    rows_of(elements.to_vec(), equations, algorithms, classes, true).map(|m| m.expect("the rows are kept"))
 }
 
+/// The rows, or `None` when no unknown is discrete and `always` is false (the rows are
+/// made, so that what cannot be checked is found, but not kept).
 fn rows_of(
     elements: Vec<&Element>,
     equations: &[&Equation],
     algorithms: &[(Span, &[Statement])],
     classes: &[&ClassDef],
-) -> Result<CausalModel, Unchecked> {
+    always: bool,
+) -> Result<Option<CausalModel>, Unchecked> {
     let types: HashMap<&str, &ClassDef> = classes.iter().map(|c| (c.name.text.as_str(), *c)).collect();
     let mut when_targets = BTreeSet::new();
     for eq in equations {
@@ -145,11 +159,15 @@ fn rows_of(
     for (_, statements) in algorithms {
         statements_assigned(statements, true, &mut when_targets);
     }
-    let mut b = Builder { names: declarations(&elements, &types, &when_targets)?, ..Builder::default() };
+    let names = declarations(&elements, &types, &when_targets)?;
     drop((elements, types, when_targets));
-    b.model.unknowns.reserve(b.names.len());
-    b.model.equations.reserve(equations.len() + algorithms.len());
-    b.model.ends.reserve(equations.len() + algorithms.len());
+    let keep = always || names.values().any(|d| d.class() == Class::Discrete);
+    let mut b = Builder { names, keep, ..Builder::default() };
+    if keep {
+        b.model.unknowns.reserve(b.names.len());
+        b.model.equations.reserve(equations.len() + algorithms.len());
+        b.model.ends.reserve(equations.len() + algorithms.len());
+    }
     for eq in equations {
         b.orders_in_equation(eq);
     }
@@ -162,7 +180,7 @@ fn rows_of(
     for (k, (_, statements)) in algorithms.iter().enumerate() {
         b.algorithm(equations.len() + k, statements);
     }
-    Ok(b.model)
+    Ok(keep.then_some(b.model))
 }
 
 /// Classifies every declared name.
@@ -410,6 +428,11 @@ struct Builder {
     /// The unknowns of a real variable above its highest order seen by name (`der(x + y)`
     /// differentiates `x` once more): rare.
     above: HashMap<(Text, u32), usize>,
+    /// Whether the rows and unknowns are kept in `model` (else only counted: none is
+    /// discrete, [`Sections::rows_if_discrete`]).
+    keep: bool,
+    /// How many unknowns were made.
+    made: usize,
     model: CausalModel,
 }
 
@@ -473,14 +496,22 @@ impl Builder {
     }
 
     fn new_unknown(&mut self, u: Unknown) -> usize {
-        self.model.unknowns.push(u);
-        self.model.unknowns.len() - 1
+        if self.keep {
+            self.model.unknowns.push(u);
+        }
+        self.made += 1;
+        self.made - 1
+    }
+
+    /// Whether unknown `u` is discrete (none is when they are not kept).
+    fn discrete(&self, u: usize) -> bool {
+        self.model.unknowns.get(u).is_some_and(|x| x.discrete)
     }
 
     fn scan(&mut self, e: &Expr, pos: Pos, occ: &mut Occurrences) {
         if let Some((n, k)) = derivative(e) {
             if let Some(u) = self.unknown(&n, k) {
-                if pos == Pos::Solvable && !self.model.unknowns[u].discrete {
+                if pos == Pos::Solvable && !self.discrete(u) {
                     occ.solvable.insert(u);
                 } else {
                     occ.reads.insert(u);
@@ -553,6 +584,9 @@ impl Builder {
     }
 
     fn push(&mut self, origin: usize, kind: EqKind, occ: Occurrences) {
+        if !self.keep {
+            return;
+        }
         let origin = u32::try_from(origin).expect("fewer than 2^32 equations");
         self.model.push(CausalEq { origin, kind }, occ.solvable, occ.reads);
     }
@@ -634,8 +668,7 @@ impl Builder {
                 for c in conds.iter() {
                     self.scan(c, Pos::Read, &mut occ);
                 }
-                let discrete_lhs =
-                    ref_text(lhs).and_then(|n| self.unknown(&n, 0)).filter(|&u| self.model.unknowns[u].discrete);
+                let discrete_lhs = ref_text(lhs).and_then(|n| self.unknown(&n, 0)).filter(|&u| self.discrete(u));
                 if let Some(u) = discrete_lhs {
                     occ.solvable.insert(u);
                     self.scan(rhs, Pos::Read, &mut occ);
@@ -647,11 +680,8 @@ impl Builder {
                     xs.iter().flatten().for_each(|x| targets(x, &mut ts));
                     let outs: BTreeSet<usize> = ts.iter().filter_map(|t| self.unknown(t, 0)).collect();
                     self.scan(rhs, Pos::Read, &mut occ);
-                    let kind = if outs.iter().any(|&u| self.model.unknowns[u].discrete) {
-                        EqKind::Discrete
-                    } else {
-                        EqKind::Continuous
-                    };
+                    let kind =
+                        if outs.iter().any(|&u| self.discrete(u)) { EqKind::Discrete } else { EqKind::Continuous };
                     return Ok(outs
                         .iter()
                         .map(|_| (kind, Occurrences { solvable: outs.clone(), reads: occ.reads.clone() }))

@@ -21,13 +21,17 @@ pub struct CausalCheck {
 impl CausalCheck {
     /// The check of the model class of `def` (none: no loop).
     pub fn of(def: &StoredDefinition) -> CausalCheck {
+        // A model without discrete unknowns has no discrete loop: its rows are not kept.
         let model = match Sections::of_file(def) {
-            Some(sections) => sections.rows(),
-            None => Ok(CausalModel::default()),
+            Some(sections) => sections.rows_if_discrete(),
+            None => Ok(None),
         };
-        let result = model.map(|m| {
-            let loops = m.discrete_loops();
-            shown(m, loops)
+        let result = model.map(|m| match m {
+            Some(m) => {
+                let loops = m.discrete_loops();
+                shown(m, loops)
+            }
+            None => (CausalModel::default(), Vec::new()),
         });
         let mut sources = BTreeMap::new();
         if let Ok((m, loops)) = &result

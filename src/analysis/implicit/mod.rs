@@ -41,7 +41,7 @@ pub use order::Order;
 pub use stats::{HELD_LIMIT, NODE_LIMIT, Stats, WORK_LIMIT};
 
 use super::AnalysisError;
-use super::cdg::{Blocks, Cdg, Edge, ModeValues};
+use super::cdg::{Blocks, Cdg, Edges, ModeValues};
 use super::explicit::push_block;
 use super::local::Local;
 use super::modes::ModeSpace;
@@ -133,11 +133,10 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     for (b, cond) in graph.blocks {
         push_block(&mut blocks, &b, local(&cond)?);
     }
-    let edges: Vec<Edge> = graph
-        .edges
-        .into_iter()
-        .map(|(from, to, cond)| Ok(Edge { from: from as u32, to: to as u32, cond: local(&cond)? }))
-        .collect::<Result<_, AnalysisError>>()?;
+    let mut edges = Edges::with_capacity(graph.edges.len());
+    for (from, to, cond) in graph.edges {
+        edges.push(from as u32, to as u32, local(&cond)?);
+    }
     stats.phase("exact");
     Ok(Cdg {
         valid: enc.valid.clone(),
