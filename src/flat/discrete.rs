@@ -123,27 +123,27 @@ const CLOCK_OPERATORS: &[&str] =
 /// The variables of the clocked partitions; records the spans of their equations.
 fn clocked(m: &mut FlatModel, env: &Env, comp: &Composition) -> Vec<VarIndex> {
     let clocks: Vec<VarIndex> = (0..m.vars.len()).filter(|&k| m.vars[k].ty == Type::Clock).collect();
-    let mut units: Vec<(&Equation, bool, Vec<VarIndex>)> = Vec::new();
-    let mut any = !clocks.is_empty();
-    for part in &comp.parts {
-        let ClassPart::Equations { initial: false, equations, .. } = part else { continue };
-        for eq in equations {
-            let seed = match &eq.kind {
-                EquationKind::When { branches } => {
-                    if !branches.iter().any(|(c, _)| is_clock(m, c)) {
-                        continue;
-                    }
-                    true
-                }
-                _ => has_clock_operator(m, eq),
-            };
-            any |= seed;
-            units.push((eq, seed, Vec::new()));
-        }
-    }
-    if !any {
+    // A model without a Clock variable nor a clocked equation has no clocked partition:
+    // nothing is built for it (issue 15: a table of every equation would be held).
+    let seed = |m: &FlatModel, eq: &Equation| match &eq.kind {
+        EquationKind::When { branches } => branches.iter().any(|(c, _)| is_clock(m, c)),
+        _ => has_clock_operator(m, eq),
+    };
+    let equations = || {
+        comp.parts.iter().flat_map(|part| match part {
+            ClassPart::Equations { initial: false, equations, .. } => equations.as_slice(),
+            _ => &[],
+        })
+    };
+    if clocks.is_empty() && !equations().any(|eq| seed(m, eq)) {
         return Vec::new();
     }
+    let mut units: Vec<(&Equation, bool, Vec<VarIndex>)> = equations()
+        .filter_map(|eq| match &eq.kind {
+            EquationKind::When { branches } if !branches.iter().any(|(c, _)| is_clock(m, c)) => None,
+            _ => Some((eq, seed(m, eq), Vec::new())),
+        })
+        .collect();
     for (eq, _, vars) in units.iter_mut() {
         let mut refs = Vec::new();
         equation_refs(eq, &mut refs);
