@@ -20,7 +20,7 @@ struct ModelTemplate<'a> {
     name: &'a str,
     warnings: Vec<String>,
     classes: Vec<String>,
-    elements: Vec<Printed<'a>>,
+    elements: Printing<'a>,
     replicates: Vec<(String, String)>,
     initial: Vec<String>,
     parts: Vec<String>,
@@ -29,7 +29,43 @@ struct ModelTemplate<'a> {
 
 struct SectionText<'a> {
     title: String,
-    items: Vec<Printed<'a>>,
+    items: Printing<'a>,
+}
+
+/// Declarations, then items, then kept equations, each printed as the template comes to
+/// it: no list of handles to 10^5 of them is built (issue 15).
+struct Printing<'a> {
+    elements: &'a [Element],
+    items: &'a [Item],
+    kept: &'a [Equation],
+    renames: &'a Renames<'a>,
+}
+
+impl<'a> IntoIterator for &Printing<'a> {
+    type Item = Printed<'a>;
+    type IntoIter = Printing<'a>;
+
+    fn into_iter(self) -> Printing<'a> {
+        Printing { ..*self }
+    }
+}
+
+impl<'a> Iterator for Printing<'a> {
+    type Item = Printed<'a>;
+
+    fn next(&mut self) -> Option<Printed<'a>> {
+        if let Some((e, rest)) = self.elements.split_first() {
+            self.elements = rest;
+            return Some(Printed::Element(e, self.renames));
+        }
+        if let Some((i, rest)) = self.items.split_first() {
+            self.items = rest;
+            return Some(Printed::Item(i, self.renames));
+        }
+        let (e, rest) = self.kept.split_first()?;
+        self.kept = rest;
+        Some(Printed::Equation(e, self.renames))
+    }
 }
 
 /// A declaration or an equation of the model, printed when the template writes it (a
@@ -232,7 +268,7 @@ fn template<'a>(m: &'a RimisModel, renames: &'a Renames<'a>) -> ModelTemplate<'a
             class_to_string(&c, 1).trim_end().to_string()
         })
         .collect();
-    let elements = m.elements.iter().map(|e| Printed::Element(e, renames)).collect();
+    let elements = Printing { elements: &m.elements, items: &[], kept: &[], renames };
     let replicates =
         m.replicates.iter().map(|(e, what)| (element_to_string(e, 1).trim_end().to_string(), what.clone())).collect();
     let parts = m.kept_parts.iter().map(|p| renamed(p, renames, visit::walk_part, |p| part_to_string(p, 0))).collect();
@@ -250,9 +286,7 @@ fn template<'a>(m: &'a RimisModel, renames: &'a Renames<'a>) -> ModelTemplate<'a
             .iter()
             .map(|s| SectionText {
                 title: s.title.clone(),
-                items: (s.items.iter().map(|i| Printed::Item(i, renames)))
-                    .chain(s.kept.iter().map(|e| Printed::Equation(e, renames)))
-                    .collect(),
+                items: Printing { elements: &[], items: &s.items, kept: &s.kept, renames },
             })
             .collect(),
     }
