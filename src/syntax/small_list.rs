@@ -10,8 +10,8 @@
 //! (or of a boxed slice, 16 bytes, if larger) when the item has a niche for the tag
 //! (else 8 bytes more). Reads go through `Deref<Target = [T]>`.
 //! Invariant: a one-item list is always stored inline, so equality of the
-//! representation is equality of the lists. The CDG holds its one-item lists so too
-//! (`analysis::cdg`: a block's equations, an equation's offsets).
+//! representation is equality of the lists. The explicit analysis holds its one-item
+//! lists so too (`analysis::explicit`: an equation's offsets, a variable's orders).
 
 use std::ops::{Deref, DerefMut};
 
