@@ -67,7 +67,7 @@ fn pairing(n: usize) -> Vec<usize> {
 /// # Panics
 /// If `n` is not a positive multiple of 4.
 pub fn network(n: usize) -> String {
-    assert!(n > 0 && n % 4 == 0, "the network has a multiple of 4 nodes");
+    assert!(n > 0 && n.is_multiple_of(4), "the network has a multiple of 4 nodes");
     let partner = pairing(n);
     // Links: ring i -> i+1, then chords i -> partner(i) for i < partner(i).
     let mut links: Vec<(usize, usize)> = (0..n).map(|i| (i, (i + 1) % n)).collect();

@@ -48,7 +48,7 @@ pub fn localise_with(lower: &Bdd, care: &Bdd, cc: &Cuts) -> (Bdd, Bdd) {
     let mut dropped: Vec<(usize, usize)> = Vec::new();
     for w in common.windows(2) {
         let (p, q) = (w[0], w[1]);
-        if same_factor(lower, &cl, care, &cc, p, q) {
+        if same_factor(lower, &cl, care, cc, p, q) {
             dropped.push((p, q));
         }
     }

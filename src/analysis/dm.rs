@@ -120,11 +120,11 @@ fn alternating_reach(
         for &y in &a_adj[x] {
             if !b_seen[y] {
                 b_seen[y] = true;
-                if let Some(z) = b_to_a[y] {
-                    if !a_seen[z] {
-                        a_seen[z] = true;
-                        stack.push(z);
-                    }
+                if let Some(z) = b_to_a[y]
+                    && !a_seen[z]
+                {
+                    a_seen[z] = true;
+                    stack.push(z);
                 }
             }
         }

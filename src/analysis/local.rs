@@ -211,12 +211,12 @@ impl Factored {
 
     /// a ∧ b.
     pub fn and(&self, a: &Local, b: &Local) -> Local {
-        self.make(a.g().and(&b.g()), union(&a.windows(), &b.windows()))
+        self.make(a.g().and(b.g()), union(a.windows(), b.windows()))
     }
 
     /// a ∖ b.
     pub fn and_not(&self, a: &Local, b: &Local) -> Local {
-        self.make(self.widened(a, &b.windows()).and_not(&b.g()), union(&a.windows(), &b.windows()))
+        self.make(self.widened(a, b.windows()).and_not(b.g()), union(a.windows(), b.windows()))
     }
 
     /// Is `a` empty?
@@ -226,18 +226,18 @@ impl Factored {
 
     /// a ∧ b ≠ ∅.
     pub fn meets(&self, a: &Local, b: &Local) -> bool {
-        meets(&a.g(), &b.g())
+        meets(a.g(), b.g())
     }
 
     /// a ⊄ b.
     pub fn meets_not(&self, a: &Local, b: &Local) -> bool {
-        meets_not(&self.widened(a, &b.windows()), &b.g())
+        meets_not(&self.widened(a, b.windows()), b.g())
     }
 
     /// (x ∧ care ∧ F_W, care ∧ F_W) over the windows W of both: the pair whose shortest
     /// condition is that of x on `care` (module header).
     pub fn pair(&self, x: &Local, care: &Local) -> (Bdd, Bdd) {
-        let c = self.widened(care, &x.windows());
+        let c = self.widened(care, x.windows());
         (x.g().and(&c), c)
     }
 
@@ -374,7 +374,7 @@ mod tests {
             let (la, lb) = (fz.local(&a), fz.local(&b));
             let (and, and_not) = (fz.and(&la, &lb), fz.and_not(&la, &lb));
             for l in [&la, &lb, &and, &and_not] {
-                assert!(l.g().imp(&fz.factors(&l.windows())).is_true(), "g within its windows' factors");
+                assert!(l.g().imp(&fz.factors(l.windows())).is_true(), "g within its windows' factors");
             }
             for (x, l) in [(&a, &la), (&b, &lb)] {
                 assert_eq!(l.g().and(&care), x.and(&care), "x {x:?} care {care:?}");

@@ -189,7 +189,7 @@ impl ModeSpace {
         vars.dedup();
         let compact =
             Compact { set: self.compact_set(vars.len()), modes: vars.iter().map(|&v| self.mode_of(v)).collect() };
-        let cubes = compact.isop(&compact.of(&lower, &vars), &compact.of(&upper, &vars));
+        let cubes = compact.isop(&compact.of(lower, &vars), &compact.of(&upper, &vars));
         let mut terms: Vec<Vec<(ModeId, bool)>> = cubes.into_iter().map(|c| self.by_groups(c)).collect();
         terms.iter_mut().for_each(|c| c.sort());
         terms.sort();

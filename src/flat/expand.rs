@@ -314,10 +314,10 @@ impl<'m, 'c> Expander<'m, 'c> {
             if self.m.find(text.as_str()).is_some() || self.m.aggregate_reads.contains_key(&text) {
                 continue;
             }
-            if let Some(scalars) = self.m.scalars_of_ref(&r, &env) {
-                if !scalars.is_empty() {
-                    self.m.aggregate_reads.insert(text, scalars);
-                }
+            if let Some(scalars) = self.m.scalars_of_ref(&r, &env)
+                && !scalars.is_empty()
+            {
+                self.m.aggregate_reads.insert(text, scalars);
             }
         }
     }

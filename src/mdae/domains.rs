@@ -92,10 +92,10 @@ pub(super) fn infer(comp: &Composition, names: &Names) -> BTreeMap<String, Vec<D
             }
             ClassPart::Equations { initial: false, equations, .. } => {
                 walk_equations(equations, false, &mut |lhs, e, continuous| {
-                    if let ExprKind::Name(var) = &lhs.kind {
-                        if is_candidate(var.as_str()) {
-                            add(var.as_str(), e, continuous)
-                        }
+                    if let ExprKind::Name(var) = &lhs.kind
+                        && is_candidate(var.as_str())
+                    {
+                        add(var.as_str(), e, continuous)
                     }
                 });
             }

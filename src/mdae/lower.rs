@@ -300,13 +300,12 @@ impl<'a, 'd> Lowering<'a, 'd> {
         if c.function.text.as_str() != "assert" {
             return Ok(());
         }
-        if let FunctionArgs::List { positional, .. } = &c.args {
-            if let Some(cond) = positional.first() {
-                if self.only_mode_variables(cond) {
-                    let cond = self.cond(cond)?;
-                    self.out.invariants.push(Invariant { cond, span: eq.span() });
-                }
-            }
+        if let FunctionArgs::List { positional, .. } = &c.args
+            && let Some(cond) = positional.first()
+            && self.only_mode_variables(cond)
+        {
+            let cond = self.cond(cond)?;
+            self.out.invariants.push(Invariant { cond, span: eq.span() });
         }
         Ok(())
     }

@@ -54,10 +54,10 @@ pub(crate) fn consistency_checks(
         let cond = f.entered.clone();
         let read = partial(plan, &residual, &cond);
         let read = rewrite(&read, &mut |x| {
-            if let ExprKind::Call(c) = &x.kind {
-                if matches!(c.function.text.as_str(), "pre" | "initial" | "terminal") {
-                    return Some(x.clone());
-                }
+            if let ExprKind::Call(c) = &x.kind
+                && matches!(c.function.text.as_str(), "pre" | "initial" | "terminal")
+            {
+                return Some(x.clone());
             }
             let (n, i) = exprs::occurrence(x)?;
             let u = *plan.by_name.get(&*n)?;

@@ -79,10 +79,10 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], expl
     let g = partial_in(plan, g, &cond);
     let g = if explicit { resolve(plan, &g, at, &cond) } else { g };
     rewrite(&g, &mut |x| {
-        if let ExprKind::Call(c) = &x.kind {
-            if c.function.text.as_str() == "pre" {
-                return Some(x.clone());
-            }
+        if let ExprKind::Call(c) = &x.kind
+            && c.function.text.as_str() == "pre"
+        {
+            return Some(x.clone());
         }
         let (n, i) = exprs::occurrence(x)?;
         let u = *plan.by_name.get(&*n)?;

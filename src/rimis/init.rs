@@ -42,10 +42,10 @@ pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
             continue;
         }
         for (b, k) in plan.writers[u.index()].clone() {
-            if k > 0 {
-                if let crate::syntax::ast::ExprKind::Name(n) = plan.written(b, u, 0).kind {
-                    out.push((n.as_str().to_string(), u));
-                }
+            if k > 0
+                && let crate::syntax::ast::ExprKind::Name(n) = plan.written(b, u, 0).kind
+            {
+                out.push((n.as_str().to_string(), u));
             }
         }
     }
@@ -265,12 +265,11 @@ fn states_in(
     let mut occurrences: Vec<(VarId, u32)> = Vec::new();
     for side in [l, r] {
         exprs::for_each(side, &mut |x| {
-            if let Some((n, i)) = exprs::occurrence(x) {
-                if let Some(&u) = plan.by_name.get(&*n) {
-                    if !occurrences.contains(&(u, i)) {
-                        occurrences.push((u, i));
-                    }
-                }
+            if let Some((n, i)) = exprs::occurrence(x)
+                && let Some(&u) = plan.by_name.get(&*n)
+                && !occurrences.contains(&(u, i))
+            {
+                occurrences.push((u, i));
             }
         });
     }

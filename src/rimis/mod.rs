@@ -274,10 +274,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     }
     let sources = sections::multi_sources(&mut plan);
     for it in &sources {
-        if let EquationKind::Simple { lhs, rhs } = &it.equation.kind {
-            if let Some((n, _)) = exprs::occurrence(lhs) {
-                deps.entry(n.to_string()).or_default().extend(names_in(rhs));
-            }
+        if let EquationKind::Simple { lhs, rhs } = &it.equation.kind
+            && let Some((n, _)) = exprs::occurrence(lhs)
+        {
+            deps.entry(n.to_string()).or_default().extend(names_in(rhs));
         }
     }
     // Mode equations: on left limits where the guard is a fixpoint.

@@ -44,7 +44,7 @@ fn collect_class(c: &ClassDef, v: &mut Collect) {
     };
     // The class without its parts (its name, external clause, annotations)…
     let shell = ClassDef {
-        prefixes: c.prefixes.clone(),
+        prefixes: c.prefixes,
         kind: c.kind,
         name: c.name.clone(),
         body: ClassBody::Long(Box::new(Composition {

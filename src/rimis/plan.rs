@@ -279,10 +279,10 @@ impl<'a> Plan<'a> {
     /// The regular modes of `x` as a local set (the one a numbered condition holds when
     /// `x` is its whole set).
     pub(crate) fn local(&self, x: &Bdd) -> Local {
-        if let Some((b, l)) = &*self.last_local.borrow() {
-            if b == x {
-                return l.clone();
-            }
+        if let Some((b, l)) = &*self.last_local.borrow()
+            && b == x
+        {
+            return l.clone();
         }
         let l = self.factored.local(x);
         *self.last_local.borrow_mut() = Some((x.clone(), l.clone()));
@@ -357,11 +357,11 @@ impl<'a> Plan<'a> {
         if i == 0 {
             return name(self.var_name(u));
         }
-        if let Role::Untouched { d } = self.roles[u.index()] {
-            if i >= d {
-                let below = self.source(u, i - 1);
-                return call("der", vec![below]);
-            }
+        if let Role::Untouched { d } = self.roles[u.index()]
+            && i >= d
+        {
+            let below = self.source(u, i - 1);
+            return call("der", vec![below]);
         }
         if let Some(n) = self.sources.get(&(u, i)) {
             return name(n);

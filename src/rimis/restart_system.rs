@@ -432,7 +432,7 @@ fn grow(
                 ))));
             }
             for &u in &row.unknowns {
-                if !d.contains_key(&u) {
+                if let std::collections::btree_map::Entry::Vacant(e) = d.entry(u) {
                     let Some(k) = index.d(plan, VarId(u as u32), &local) else {
                         return Ok(Err(Fail::varies(
                             format!(
@@ -445,7 +445,7 @@ fn grow(
                             region,
                         )));
                     };
-                    d.insert(u, k);
+                    e.insert(k);
                     queue.extend(index.eqs_of[u].iter().copied());
                 }
             }
@@ -533,10 +533,10 @@ fn rows_of(
         let mut bad: Option<String> = None;
         let mut map = |x: &Expr, plan: &mut Plan| {
             exprs::rewrite(x, &mut |y| {
-                if let ExprKind::Call(f) = &y.kind {
-                    if matches!(f.function.text.as_str(), "pre" | "initial" | "terminal") {
-                        return Some(y.clone());
-                    }
+                if let ExprKind::Call(f) = &y.kind
+                    && matches!(f.function.text.as_str(), "pre" | "initial" | "terminal")
+                {
+                    return Some(y.clone());
                 }
                 let (n, k) = exprs::occurrence(y)?;
                 let u = *plan.by_name.get(&*n)?;
@@ -737,10 +737,10 @@ fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String])
         match plan.roles[u] {
             Role::Varying => {
                 let writer = plan.def(v, du - 1, region).into_iter().find(|&(_, kk)| kk >= du);
-                if let Some((w, _)) = writer {
-                    if let ExprKind::Name(t) = plan.written(w, v, du - 1).kind {
-                        replicas.push((t.as_str().to_string(), call_of(k)));
-                    }
+                if let Some((w, _)) = writer
+                    && let ExprKind::Name(t) = plan.written(w, v, du - 1).kind
+                {
+                    replicas.push((t.as_str().to_string(), call_of(k)));
                 }
             }
             _ => {

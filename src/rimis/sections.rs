@@ -275,10 +275,10 @@ fn match_block(eqs: &[(Expr, Expr)], written: &[Expr]) -> Vec<usize> {
 fn substitute(plan: &mut Plan, b: usize, writes: &[(VarId, u32)], e: &Expr) -> Expr {
     let cnum = plan.part_cond[b];
     rewrite(e, &mut |x| {
-        if let ExprKind::Call(c) = &x.kind {
-            if matches!(c.function.text.as_str(), "pre" | "initial" | "terminal") {
-                return Some(x.clone());
-            }
+        if let ExprKind::Call(c) = &x.kind
+            && matches!(c.function.text.as_str(), "pre" | "initial" | "terminal")
+        {
+            return Some(x.clone());
         }
         let (n, i) = exprs::occurrence(x)?;
         let u = *plan.by_name.get(&*n)?;

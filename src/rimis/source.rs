@@ -140,11 +140,12 @@ impl<'a> Source<'a> {
         for e in &mut out {
             let Element::Component(c) = e else { continue };
             for d in c.declarations_mut() {
-                if !names.is_empty() && names.contains(declared_name(d).as_str()) {
-                    if let Some(p) = d.parts_mut() {
-                        p.modification = without(p.modification.take(), "fixed");
-                        d.shrink();
-                    }
+                if !names.is_empty()
+                    && names.contains(declared_name(d).as_str())
+                    && let Some(p) = d.parts_mut()
+                {
+                    p.modification = without(p.modification.take(), "fixed");
+                    d.shrink();
                 }
             }
         }

@@ -118,7 +118,7 @@ pub fn implicit_with_stats(mdae: &Mdae, order: Order, stats: &mut Stats) -> Resu
     let factored = enc.space.factored(&primal.regular);
     let mut local = |b: &Bdd| {
         let l = factored.local(&regular.exact(b));
-        stats.hold(&l.g());
+        stats.hold(l.g());
         if stats.over_limit { Err(too_large(mdae, stats)) } else { Ok(l) }
     };
     let by_value = |parts: Vec<Vec<(u32, Bdd)>>, local: &mut dyn FnMut(&Bdd) -> Result<Local, AnalysisError>| {
