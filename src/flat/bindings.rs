@@ -35,13 +35,7 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
     if !class.components().any(|c| c.declarations().iter().any(|d| moves(c, d))) {
         return 0;
     }
-    let clauses: Vec<&Component> = class.components().collect();
-    let groups = element_groups(&clauses);
-    let declared: Vec<(String, bool)> = clauses
-        .iter()
-        .flat_map(|c| c.declarations().iter().filter(|d| moves(c, d)).map(|d| declared_name(c, d, &groups)))
-        .collect();
-    let mut declared = declared.into_iter();
+    let groups = element_groups(&class.components().collect::<Vec<_>>());
     let ClassBody::Long(comp) = &mut class.body else { return 0 };
     let mut moved = Vec::new();
     let mut last_elements = None;
@@ -50,21 +44,19 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
         last_elements = Some(k);
         for element in elements.iter_mut() {
             let Element::Component(c) = element else { continue };
-            if c.has(Prefix::Parameter) || c.has(Prefix::Constant) {
-                continue;
-            }
-            for d in c.declarations_mut().iter_mut() {
-                if d.condition.is_some() {
+            for i in 0..c.declarations().len() {
+                if !moves(c, &c.declarations()[i]) {
                     continue;
                 }
-                let Some(m) = d.parts_mut().and_then(|p| p.modification.as_mut()) else { continue };
-                let Some(value) = m.value.take() else { continue };
+                // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
+                let (name, element) = declared_name(c, &c.declarations()[i], &groups);
+                let d = &mut c.declarations_mut()[i];
+                let m = d.parts_mut().and_then(|p| p.modification.as_mut()).expect("a declaration that moves has a value");
+                let value = m.value.take().expect("a declaration that moves has a value");
                 if m.class_mod.is_none() {
                     d.parts_mut().expect("has a modification").modification = None;
                     d.shrink();
                 }
-                // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
-                let (name, element) = declared.next().expect("a name for each declaration that moves");
                 let lhs = if element { name_expr(&name, d.name_span()) } else { reference(&d.name()) };
                 moved.push(Equation::new(None, EquationKind::Simple { lhs, rhs: value.expr }, None, d.span()));
             }
