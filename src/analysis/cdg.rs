@@ -252,11 +252,6 @@ impl Blocks {
         self.read_at.push(self.reads.len() as u32);
     }
 
-    /// Frees the room left over.
-    pub fn shrink_to_fit(&mut self) {
-        self.reads.shrink_to_fit();
-    }
-
     pub fn len(&self) -> usize {
         self.read_at.len() - 1
     }
@@ -284,9 +279,6 @@ impl Blocks {
     }
 }
 
-/// A block's lists (equations, writes, reads), which identify it.
-pub type BlockKey<'a> = (&'a [(EqId, u32)], &'a [(VarId, u32)], &'a [(VarId, u32)]);
-
 /// A conditional block `cond: reads -- eqs -> writes` of [`Blocks`].
 #[derive(Clone, Copy, Debug)]
 pub struct Block<'a> {
@@ -297,12 +289,6 @@ pub struct Block<'a> {
     pub writes: &'a [(VarId, u32)],
     /// (variable, derivative order) read by the block.
     pub reads: &'a [(VarId, u32)],
-}
-
-impl<'a> Block<'a> {
-    pub fn key(&self) -> BlockKey<'a> {
-        (self.eqs, self.writes, self.reads)
-    }
 }
 
 /// The edges, in order: (from, to) pairs of blocks, each with its modes (8 bytes an edge

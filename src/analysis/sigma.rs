@@ -21,7 +21,7 @@ use crate::syntax::small_list::SmallList;
 /// increasing, are `vars[start[i]..start[i + 1]]` with their `sigma` (a derivative order,
 /// as the model's incidence: 5 bytes an entry; a `Graph` row was a vector of its own, 24
 /// bytes, and 16 an entry).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Sigma {
     start: Vec<u32>,
     vars: Vec<u32>,
