@@ -1,7 +1,7 @@
 //! The explicit strategy: enumerate every valid mode, run the single-mode Σ-method
 //! ([`super::sigma`]) in each, and gather the results into a [`Cdg`] whose conditions are
-//! unions of modes (made local sets of the regular modes at the end). Exponential in the number of modes; it is the reference the implicit
-//! strategy is tested against.
+//! unions of modes (made local sets of the regular modes at the end). Exponential in the
+//! number of modes; it is the reference the implicit strategy is tested against.
 //!
 //! Only the **structural modes** are enumerated: those some incidence guard or activity
 //! condition mentions. The Σ-matrix is the same for every value of the others (a switch's

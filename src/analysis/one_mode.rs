@@ -30,12 +30,8 @@ pub fn cdg(mdae: &Mdae, holds: &dyn Fn(ModeId) -> bool, s: Packed, space: ModeSp
     let regular = valid.clone();
     let factored = space.factored(&regular);
     let all = factored.local(&regular);
+    let var_block = s.var_block();
     let Packed { matching, c, d, block, count } = s;
-    let n = block.len();
-    let mut var_block = vec![0u32; n];
-    for (i, &j) in matching.iter().enumerate() {
-        var_block[j as usize] = block[i];
-    }
     let (at, eqs) = grouped(&block, count, &c);
     drop(block);
     let mut writes: Vec<(VarId, u32)> = eqs

@@ -1,10 +1,9 @@
 //! Strongly connected components of a directed graph over dense indices, by petgraph's
 //! Kosaraju algorithm: iterative (its depth-first searches keep their own stack), so a
 //! chain of 10^6 equations needs no deep call stack — petgraph's Tarjan is recursive and
-//! overflowed on a chain of 10^5 (issue 15). Pure functions; the Σ-method's blocks, the
-//! fine Dulmage–Mendelsohn decomposition and the implicit strategy's union SCCs use
-//! [`components`]; the matching's fine partition and the causal check use
-//! [`component_of`].
+//! overflowed on a chain of 10^5 (issue 15). Pure functions; the fine Dulmage–Mendelsohn
+//! decomposition and the implicit strategy's union SCCs use [`components`]; the Σ-method's
+//! blocks, the matching's fine partition and the causal check use [`component_of`].
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -164,14 +163,9 @@ mod tests {
         (start, succ.concat().into_iter().map(|v| v as u32).collect())
     }
 
-    /// Tarjan's algorithm as it was (three numbers per node): the reference of
-    /// [`component_of`]'s numbering. The strongly connected components of the graph whose successors of `v` are
-    /// `succ[start[v]..start[v + 1]]`, as each node's component number and the number of
-    /// components (numbered in reverse topological order, but not necessarily in
-    /// [`components`]' order among unrelated components). Tarjan's algorithm with an explicit
-    /// stack: no deep call stack, and no list per component (a model of 10^5 equations in
-    /// blocks of one has 10^5 of them: issue 15). Nodes, positions and components as `u32`
-    /// (fewer than 2^32, as the model's ids).
+    /// Tarjan's algorithm with an explicit stack and three numbers per node, as
+    /// [`component_of`] was before Pearce's variant: the reference its numbering is tested
+    /// against (each node's component number, and the number of components).
     fn tarjan(start: &[u32], succ: &[u32]) -> (Vec<u32>, usize) {
         const NONE: u32 = u32::MAX;
         let n = start.len().saturating_sub(1);

@@ -8,9 +8,10 @@
 //! Packed for a model of 10^5 equations (issue 15): one mode's Σ-matrix is [`Sigma`]
 //! (`u32` entries in one list), and [`Packed`] holds the structure as arrays over the
 //! equations and variables — each equation's block, the blocks numbered by their smallest
-//! equation (the CDG's order) — from which the blocks' lists and the dependencies are
-//! written one block at a time ([`Packed::for_each_block`], [`Packed::deps`]).
-//! [`ModeStructure`] is the same structure as lists, for the callers that gather modes.
+//! equation (the CDG's order). [`ModeStructure`], the same structure as lists for the
+//! callers that gather modes (the explicit strategy, `oblivious`), is written from it one
+//! block at a time ([`Packed::for_each_block`], [`Packed::deps`]); `one_mode` writes the
+//! CDG of a single mode from it directly.
 
 use super::dm::{Decomposition, decompose};
 use super::matching::{Rows, Weighted, max_weight_perfect_matching};
