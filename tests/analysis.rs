@@ -4,7 +4,7 @@
 
 use mdae_rimis::analysis::{self, Cdg, Strategy, report};
 use mdae_rimis::driver;
-use mdae_rimis::mdae::{Mdae, ModeId};
+use mdae_rimis::mdae::{Cond, EqId, Mdae, ModeId};
 use mdae_rimis::syntax::SourceFile;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -287,6 +287,26 @@ fn a_model_without_modes_or_unknowns_is_analysed_by_both_strategies() {
 /// condition conjoined with the regular modes — refuses a model by its own message, not
 /// by growing: WaterTank (the paper's building of one room) under a budget of 100 nodes.
 /// Within the default budget the same run passes and counts what it holds.
+/// The paper's χ_I (equations active in some modes only) is in the IR, but no strategy
+/// analyses it: each refuses it by name rather than analysing the equation as always active.
+#[test]
+fn equations_active_in_some_modes_only_are_refused_by_name() {
+    let mut m = load("RLDC2.mo");
+    assert!(m.always_active());
+    m.set_active(EqId(0), Cond::Mode(ModeId(0)));
+    assert!(!m.always_active());
+    assert_eq!(m.active(EqId(0)), &Cond::Mode(ModeId(0)));
+    for s in STRATEGIES {
+        let Err(refused) = analysis::analyse(&m, s) else { panic!("{s:?}: χ_I analysed as if always active") };
+        assert!(refused.to_string().contains("equations active in some modes only (χ_I ≠ true)"), "{s:?}: {refused}");
+    }
+    m.set_active(EqId(0), Cond::True);
+    assert!(m.always_active());
+    for s in STRATEGIES {
+        run(&m, s);
+    }
+}
+
 #[test]
 fn the_memory_budget_refuses_by_name() {
     use analysis::AnalysisError;

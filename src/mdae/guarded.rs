@@ -41,10 +41,14 @@ impl GuardedIncidence {
     /// Appends the next equation's row, its entries as given (in order, none merged).
     pub(super) fn push_row(&mut self, row: impl IntoIterator<Item = (VarId, u8, Cond)>) {
         for (var, order, when) in row {
+            // An if-equation's arm guards its entries alike: a guard equal to the last one
+            // is shared.
             let guard = if when == Cond::True {
                 0
             } else {
-                self.guards.push(when);
+                if self.guards.last() != Some(&when) {
+                    self.guards.push(when);
+                }
                 self.guards.len() as u32
             };
             assert!(guard < 1 << 24, "too many guarded incidence entries");

@@ -314,7 +314,7 @@ impl<'a> Mdae<'a> {
                 0
             }
             Label::Line { line: l, k } => {
-                debug_assert!(l == line && k > 0, "the name of an equation is its line's");
+                assert!(l == line && k > 0, "the name of an equation is its line's");
                 k
             }
         };
@@ -335,6 +335,15 @@ impl<'a> Mdae<'a> {
     pub fn active(&self, e: EqId) -> &Cond {
         static TRUE: Cond = Cond::True;
         self.activity.get(&e).unwrap_or(&TRUE)
+    }
+
+    /// Sets χ_I of equation `e` (the paper's equations active in some modes only; the
+    /// lowering sets none, the analysis refuses them by name).
+    pub fn set_active(&mut self, e: EqId, active: Cond) {
+        match active {
+            Cond::True => self.activity.remove(&e),
+            c => self.activity.insert(e, c),
+        };
     }
 
     /// Whether every equation is active in every mode (χ_I true).
