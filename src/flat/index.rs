@@ -1,6 +1,6 @@
 //! [`Index`]: names looked up by hash, and ranges of them in order, over items numbered
 //! `0..n` whose names are elsewhere (the scalars of [`FlatModel::vars`](super::FlatModel::vars);
-//! validation's declarations by base name). It holds only positions, `u32`: 14 bytes a name
+//! its hash is also that of validation's `Bases`). It holds only positions, `u32`: 14 bytes a name
 //! where a `BTreeMap<Text, usize>` took about 32 (a flat model has 10^5 scalars, held
 //! through the lowering, at the main job's peak; issue 15), and a lookup is one hash and
 //! about one comparison (a binary search over 10^5 names was a third slower than the map).

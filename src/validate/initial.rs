@@ -16,7 +16,8 @@
 //! goes on with the initial equations. Only these can be left over then (the model's
 //! equations are independent), and which are does not depend on the matching of those
 //! before (the greedy basis of the transversal matroid, [`super::matching`]); nor does
-//! the overdetermined part. A model without initial equations stops after the first step.
+//! the overdetermined part. A model without initial equations nor `fixed = true` needs no
+//! search (and validation builds no system for it).
 
 use super::continuous::{Origin, System};
 use super::diagnostic::{Diagnostic, Kind};
@@ -40,13 +41,13 @@ pub(super) fn overdetermined(system: &System) -> Option<Part> {
         return None;
     }
     let rows = &system.rows;
+    if rows.len() == n {
+        return None; // no initial equation nor `fixed = true`: nothing can be left over
+    }
     let mut search = Search::new(rows, system.columns(), true);
     // A state's value is known: only its derivative is an unknown of the model's equations.
     system.state_values().for_each(|v| search.block(v));
     if !(0..n).all(|e| search.augment(e)) {
-        return None;
-    }
-    if rows.len() == n {
         return None;
     }
     system.state_values().for_each(|v| search.unblock(v));
