@@ -87,7 +87,8 @@ impl ModeValues {
             match list.as_slice() {
                 [(v, m)] if *v != VARIES && m.is(&all) => uniform.push(*v),
                 _ => {
-                    varying.push((uniform.len() as u32, list.into_boxed_slice()));
+                    varying
+                        .push((u32::try_from(uniform.len()).expect("fewer than 2^32 items"), list.into_boxed_slice()));
                     uniform.push(VARIES);
                 }
             }
@@ -247,9 +248,9 @@ impl Blocks {
         self.eqs.extend(eqs);
         self.writes.extend(writes);
         assert_eq!(self.eqs.len(), self.writes.len(), "a block writes as many variables as it has equations");
-        self.at.push(self.eqs.len() as u32);
+        self.at.push(u32::try_from(self.eqs.len()).expect("fewer than 2^32 block equations"));
         self.reads.extend(reads);
-        self.read_at.push(self.reads.len() as u32);
+        self.read_at.push(u32::try_from(self.reads.len()).expect("fewer than 2^32 block reads"));
     }
 
     pub fn len(&self) -> usize {

@@ -401,7 +401,7 @@ impl CostRows {
             row.dedup_by_key(|e| e.0);
             block.cols.extend(row.iter().map(|e| e.0));
             block.costs.extend(row.iter().map(|e| e.1));
-            block.start.push(block.cols.len() as u32);
+            block.start.push(u32::try_from(block.cols.len()).expect("fewer than 2^32 block entries"));
             row.clear();
         }
         block

@@ -74,7 +74,7 @@ pub fn cdg(mdae: &Mdae, holds: &dyn Fn(ModeId) -> bool, s: Packed, space: ModeSp
             }
         }
         reads.truncate(kept);
-        read_at.push(reads.len() as u32);
+        read_at.push(u32::try_from(reads.len()).expect("fewer than 2^32 block reads"));
     }
     reads.shrink_to_fit();
     // The edges: a read at its variable's order d_j is a saturated entry.

@@ -48,7 +48,7 @@ impl Sigma {
                 self.sigma.push(s);
             }
         }
-        self.start.push(self.vars.len() as u32);
+        self.start.push(u32::try_from(self.vars.len()).expect("fewer than 2^32 Σ-matrix entries"));
         row.clear();
     }
 

@@ -51,7 +51,8 @@ pub fn move_declaration_equations(def: &mut StoredDefinition) -> usize {
                 // `Real a.x[1] = e;` (an element omc scalarised) is `a.x[1] = e`.
                 let (name, element) = declared_name(c, &c.declarations()[i], &groups);
                 let d = &mut c.declarations_mut()[i];
-                let m = d.parts_mut().and_then(|p| p.modification.as_mut()).expect("a declaration that moves has a value");
+                let m =
+                    d.parts_mut().and_then(|p| p.modification.as_mut()).expect("a declaration that moves has a value");
                 let value = m.value.take().expect("a declaration that moves has a value");
                 if m.class_mod.is_none() {
                     d.parts_mut().expect("has a modification").modification = None;
