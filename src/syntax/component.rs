@@ -212,16 +212,17 @@ impl Component {
     /// Changes the clause through `f` (for the walks of `syntax::visit`); the layout is
     /// chosen again.
     pub fn edit(&mut self, f: impl FnOnce(&mut Clause)) {
-        match &mut self.0 {
-            Repr::Full(c) => f(c),
-            Repr::Plain { ty, prefixes, lead, ty_start, declaration } => {
-                // The declaration moves out; what is left behind is overwritten below.
-                let taken = Declaration { ident: declaration.ident.clone(), parts: declaration.parts.take() };
-                let mut clause = Component::clause(*ty, *prefixes, *lead, *ty_start, taken);
-                f(&mut clause);
-                *self = Component::new(clause);
-            }
-        }
+        // The clause moves out; the placeholder left behind is overwritten below.
+        let mut clause = std::mem::replace(self, Component::placeholder()).into_clause();
+        f(&mut clause);
+        *self = Component::new(clause);
+    }
+
+    /// A compact clause that allocates nothing, held while [`Component::edit`] runs.
+    fn placeholder() -> Component {
+        let ident = Predefined::Real.written_at(0);
+        let declaration = Declaration { ident, parts: None };
+        Component(Repr::Plain { ty: Predefined::Real, prefixes: [None, None], lead: 0, ty_start: 0, declaration })
     }
 
     /// A compact clause written out.
@@ -485,5 +486,15 @@ end M;
             compact.push(matches!(c.0, Repr::Plain { .. }));
         }
         assert_eq!(compact, [true, true, true, false, false, false, false, false, true, true]);
+    }
+
+    #[test]
+    fn an_edit_chooses_the_layout_again() {
+        let ast = crate::syntax::parse(SRC).expect("parses");
+        let mut w = ast.classes[0].components().nth(6).expect("Real[2] w").clone();
+        assert!(matches!(w.0, Repr::Full(_)));
+        w.edit(|c| c.type_parts = None);
+        assert!(matches!(w.0, Repr::Plain { .. }));
+        assert!(w.type_dims().is_empty());
     }
 }
