@@ -2,7 +2,7 @@
 //!
 //! Owns [`Component`] (a clause: prefixes, a type, declarations), [`Clause`] (the same
 //! written out, what the parser builds and what a component hands out to change),
-//! [`TypeParts`], [`Predefined`], [`Declaration`] and [`DeclarationParts`].
+//! [`TypeParts`], `Predefined` (private), [`Declaration`] and [`DeclarationParts`].
 //!
 //! Memory (issue 15): a flat model declares 10^5 `Real x;`, so the common clause is
 //! small and everything rare is boxed. A clause with at most two prefixes, a predefined
@@ -28,7 +28,7 @@ use std::sync::LazyLock;
 
 /// The predefined types a compact [`Component`] can have (Modelica Language Spec. 3.6 §4.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Predefined {
+enum Predefined {
     Real,
     Integer,
     Boolean,
@@ -43,7 +43,7 @@ impl Predefined {
     const ALL: [Predefined; 4] = [Predefined::Real, Predefined::Integer, Predefined::Boolean, Predefined::String];
 
     /// The type's name.
-    pub fn text(self) -> Text {
+    fn text(self) -> Text {
         PREDEFINED[self as usize]
     }
 
@@ -200,7 +200,7 @@ impl Component {
     }
 
     /// The clause written out.
-    pub fn into_clause(self) -> Clause {
+    fn into_clause(self) -> Clause {
         match self.0 {
             Repr::Plain { ty, prefixes, lead, ty_start, declaration } => {
                 Component::clause(ty, prefixes, lead, ty_start, declaration)
@@ -245,12 +245,6 @@ fn written(prefixes: &[Option<Prefix>; 2]) -> Prefixes {
         out.push(p);
     }
     out
-}
-
-impl From<Clause> for Component {
-    fn from(clause: Clause) -> Component {
-        Component::new(clause)
-    }
 }
 
 impl PartialEq for Component {
