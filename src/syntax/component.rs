@@ -17,7 +17,8 @@
 //! [`Declaration::new`]) only when they give back exactly what was built, so readers see
 //! no difference (equality and `Debug` go through the accessors); the forms are never
 //! mutated into an inconsistent state (declarations change in place, anything else
-//! through [`Component::edit`] and [`Declaration::edit_name`], which choose again).
+//! through [`Component::edit`] and `Declaration::edit_name` (for `syntax::visit`, inside
+//! an edit of the clause), which choose again).
 
 use super::ast::{ClassMod, Comment, ComponentRef, Expr, Ident, Modification, Prefix, Prefixes, RefPart, Subscript};
 use super::ast::{Text, TypeSpec, text};
@@ -278,7 +279,8 @@ impl std::fmt::Debug for Component {
 /// written and the declaration's span is its name's. They read as fields through `Deref`
 /// (`decl.dims`, `decl.modification`, …); the name through [`Declaration::name`],
 /// [`Declaration::ident`]; build with [`Declaration::new`], change with
-/// [`Declaration::parts_mut`] and [`Declaration::edit_name`].
+/// [`Declaration::parts_mut`] (or, for the walks of `syntax::visit` inside
+/// [`Component::edit`], `Declaration::edit_name`).
 #[derive(Clone)]
 pub struct Declaration {
     /// The name when it is one identifier, else its first identifier (the name is then
@@ -379,8 +381,10 @@ impl Declaration {
         }
     }
 
-    /// Changes the name and the span through `f` (for the walks of `syntax::visit`).
-    pub fn edit_name(&mut self, f: impl FnOnce(&mut ComponentRef, &mut Span)) {
+    /// Changes the name and the span through `f` (for the walks of `syntax::visit`). Only
+    /// inside [`Component::edit`]: a compact clause's span ends where its declaration's
+    /// does, so a span changed elsewhere would change the clause's too.
+    pub(in crate::syntax) fn edit_name(&mut self, f: impl FnOnce(&mut ComponentRef, &mut Span)) {
         let mut name = self.name().into_owned();
         let mut span = self.span();
         f(&mut name, &mut span);
