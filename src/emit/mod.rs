@@ -34,6 +34,7 @@ struct SectionText<'a> {
 
 /// Declarations, then items, then kept equations, each printed as the template comes to
 /// it: no list of handles to 10^5 of them is built (issue 15).
+#[derive(Clone, Copy)]
 struct Printing<'a> {
     elements: &'a [Element],
     items: &'a [Item],
@@ -46,7 +47,7 @@ impl<'a> IntoIterator for &Printing<'a> {
     type IntoIter = Printing<'a>;
 
     fn into_iter(self) -> Printing<'a> {
-        Printing { ..*self }
+        *self
     }
 }
 

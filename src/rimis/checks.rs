@@ -13,7 +13,7 @@
 //! 1e-4), far above the integration error and far below a missing impulse.
 
 use super::exprs::{self, binary, call, name, number, rewrite};
-use super::plan::Plan;
+use super::plan::{Plan, primed};
 use super::restart::Unguaranteed;
 use super::sections::{partial, sides_under};
 use super::symbolic::{self, DiffContext};
@@ -42,7 +42,7 @@ pub(crate) fn consistency_checks(
         }
         done.push((f.eq, f.j, region.clone()));
         let (eq, id) = (plan.mdae.eq(f.eq), plan.mdae.label(f.eq));
-        let label = format!("{}{}", id, "'".repeat(f.j as usize));
+        let label = primed(id, f.j);
         let (l, r) = sides_under(plan, &eq.body, &f.entered);
         let diff = |x: &Expr| {
             symbolic::differentiate_n(x, f.j, ctx)

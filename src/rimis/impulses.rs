@@ -10,6 +10,7 @@
 //! non-zero where the switch violates the equation (the unguaranteed ones; zero where it
 //! held before), plus one term per unknown it reads (coefficients standard).
 
+use super::plan::primed;
 use crate::analysis::impulse::{IExpr, Kind, System};
 use crate::syntax::ast::Expr;
 use crate::syntax::ast::{BinOp, ExprKind, FunctionArgs, UnOp};
@@ -80,7 +81,7 @@ impl Builder {
             return IExpr::Var(k);
         }
         let k = self.system.vars.len();
-        let state = format!("{name}{}", "'".repeat(d.saturating_sub(1) as usize));
+        let state = primed(name, d.saturating_sub(1));
         let (label, kind) =
             if d == 0 { (name.to_string(), Kind::Algebraic) } else { (format!("U({state})"), Kind::Jump) };
         self.system.vars.push((label, kind));

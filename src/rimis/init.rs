@@ -22,7 +22,7 @@
 //!   (a warning).
 
 use super::exprs::{self, name, rewrite, simple};
-use super::plan::{Plan, Role};
+use super::plan::{Plan, Role, primed};
 use super::sections::sides_under;
 use super::source::Source;
 use super::symbolic::{self, DiffContext};
@@ -100,7 +100,7 @@ pub(crate) fn init_consistency(
             let region = live.iter().filter(|(c, _)| *c > j).fold(plan.cdg.space.mk_false(), |acc, (_, m)| acc.or(m));
             let everywhere = region == *plan.care;
             let (eq, id) = (plan.mdae.eq(e), plan.mdae.label(e));
-            let label = format!("{}{}", id, "'".repeat(j as usize));
+            let label = primed(id, j);
             let (l, r) = sides_under(plan, &eq.body, &region);
             let diff = |x: &Expr| {
                 symbolic::differentiate_n(x, j, ctx)

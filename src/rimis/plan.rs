@@ -102,7 +102,9 @@ fn primes(order: u32) -> String {
     if order == 0 { String::new() } else { format!("_{}", "p".repeat(order as usize)) }
 }
 
-fn primed(name: &str, order: u32) -> String {
+/// `name` with `order` primes: a derivative of a variable (`x''`) or of an equation
+/// (`e1'`), as the comments, warnings and messages write them.
+pub(crate) fn primed(name: impl std::fmt::Display, order: u32) -> String {
     format!("{name}{}", "'".repeat(order as usize))
 }
 

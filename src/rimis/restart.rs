@@ -11,7 +11,7 @@
 
 use super::exprs;
 use super::guards::resolve;
-use super::plan::Plan;
+use super::plan::{Plan, primed};
 use super::sections::sides_under;
 use super::symbolic;
 use crate::mdae::{EqId, ModeId};
@@ -93,7 +93,7 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
                 let Some(entered) = failed else { continue };
                 let eq = plan.mdae.eq(e);
                 let (l, r) = sides_under(plan, &eq.body, &entered);
-                let name = format!("{}{}", plan.mdae.label(e), "'".repeat(j as usize));
+                let name = primed(plan.mdae.label(e), j);
                 let what = if j == 0 {
                     format!("`{} = {}`", expr_to_string(&l), expr_to_string(&r))
                 } else {

@@ -46,7 +46,7 @@
 use super::exprs::{self, binary, call, name};
 use super::impact_laws::{self, Law};
 use super::impulses::{self, Builder};
-use super::plan::{Plan, Role};
+use super::plan::{Plan, Role, primed};
 use super::restart::Unguaranteed;
 use super::sections::sides_under_in;
 use super::symbolic::{self, DiffContext};
@@ -104,8 +104,7 @@ pub(crate) fn build(
     let index = Index::new(plan);
     for region in regions {
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
-        let names: Vec<String> =
-            here.iter().map(|f| format!("{}{}", plan.mdae.label(f.eq), "'".repeat(f.j as usize))).collect();
+        let names: Vec<String> = here.iter().map(|f| primed(plan.mdae.label(f.eq), f.j)).collect();
         if let Some(law) = impact_laws::for_entry(plan, laws, region) {
             // Declared by the user (§5.2.4): honoured, no default restart; still checked.
             let why = format!(
@@ -426,9 +425,8 @@ fn grow(
             let unguaranteed = c > 0 && here.iter().any(|f| f.eq == row.eq && f.j == row.j);
             if row.unknowns.is_empty() && unguaranteed {
                 return Ok(Err(Fail::new(format!(
-                    "consistency equation {}{} reads no highest-order state: it needs a jump of a lower-order state (an impulse of higher order, paper 000 §6)",
-                    plan.mdae.label(row.eq),
-                    "'".repeat(row.j as usize)
+                    "consistency equation {} reads no highest-order state: it needs a jump of a lower-order state (an impulse of higher order, paper 000 §6)",
+                    primed(plan.mdae.label(row.eq), row.j)
                 ))));
             }
             for &u in &row.unknowns {
@@ -465,7 +463,7 @@ fn grow(
     if rows.len() != unknowns.len() || eq_to_var.iter().any(Option::is_none) {
         let over: Vec<String> = (0..rows.len())
             .filter(|&i| eq_to_var[i].is_none())
-            .map(|i| format!("{}{}", plan.mdae.label(rows[i].eq), "'".repeat(rows[i].j as usize)))
+            .map(|i| primed(plan.mdae.label(rows[i].eq), rows[i].j))
             .collect();
         let under: Vec<String> = (0..unknowns.len())
             .filter(|&k| var_to_eq[k].is_none())
@@ -626,7 +624,7 @@ fn impulse_analysis(
                 (IExpr::Sum(terms), IExpr::Zero)
             }
         };
-        let label = format!("{}{}", plan.mdae.label(row.eq), "'".repeat(row.j as usize));
+        let label = primed(plan.mdae.label(row.eq), row.j);
         b.system.equations.push((label, lhs, rhs));
     }
     ModeChange::analysed(plan.cond_text(region), names.to_vec(), &b.system, &b.jump_names)
@@ -715,10 +713,8 @@ fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String])
         .collect();
     let b_text: Vec<String> = b.iter().map(|x| expr_to_string(&local(x, &mut inputs))).collect();
     let fname = plan.namer.fresh("restart_system");
-    let solved: Vec<String> = unknowns
-        .iter()
-        .map(|&u| format!("{}{}", plan.mdae.vars[u].name, "'".repeat(sys.d[&u].saturating_sub(1) as usize)))
-        .collect();
+    let solved: Vec<String> =
+        unknowns.iter().map(|&u| primed(plan.mdae.vars[u].name, sys.d[&u].saturating_sub(1))).collect();
     let text = function_text(&fname, &entering, names, &inputs, &solved, &a_text, &b_text);
     let function = parse_class(&text)?;
     let call_of = |k: usize| {

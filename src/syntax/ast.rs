@@ -352,7 +352,7 @@ pub struct Import {
     pub span: Span,
 }
 
-pub use super::component::{Clause, Component, Declaration, DeclarationParts, Predefined, TypeParts};
+pub use super::component::{Clause, Component, Declaration, DeclarationParts, TypeParts};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeSpec {

@@ -2,7 +2,7 @@
 //!
 //! Owns [`Component`] (a clause: prefixes, a type, declarations), [`Clause`] (the same
 //! written out, what the parser builds and what a component hands out to change),
-//! [`TypeParts`], [`Predefined`], [`Declaration`] and [`DeclarationParts`].
+//! [`TypeParts`], `Predefined` (private), [`Declaration`] and [`DeclarationParts`].
 //!
 //! Memory (issue 15): a flat model declares 10^5 `Real x;`, so the common clause is
 //! small and everything rare is boxed. A clause with at most two prefixes, a predefined
@@ -17,7 +17,8 @@
 //! [`Declaration::new`]) only when they give back exactly what was built, so readers see
 //! no difference (equality and `Debug` go through the accessors); the forms are never
 //! mutated into an inconsistent state (declarations change in place, anything else
-//! through [`Component::edit`] and [`Declaration::edit_name`], which choose again).
+//! through [`Component::edit`] and `Declaration::edit_name` (for `syntax::visit`, inside
+//! an edit of the clause), which choose again).
 
 use super::ast::{ClassMod, Comment, ComponentRef, Expr, Ident, Modification, Prefix, Prefixes, RefPart, Subscript};
 use super::ast::{Text, TypeSpec, text};
@@ -28,7 +29,7 @@ use std::sync::LazyLock;
 
 /// The predefined types a compact [`Component`] can have (Modelica Language Spec. 3.6 §4.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Predefined {
+enum Predefined {
     Real,
     Integer,
     Boolean,
@@ -43,7 +44,7 @@ impl Predefined {
     const ALL: [Predefined; 4] = [Predefined::Real, Predefined::Integer, Predefined::Boolean, Predefined::String];
 
     /// The type's name.
-    pub fn text(self) -> Text {
+    fn text(self) -> Text {
         PREDEFINED[self as usize]
     }
 
@@ -200,7 +201,7 @@ impl Component {
     }
 
     /// The clause written out.
-    pub fn into_clause(self) -> Clause {
+    fn into_clause(self) -> Clause {
         match self.0 {
             Repr::Plain { ty, prefixes, lead, ty_start, declaration } => {
                 Component::clause(ty, prefixes, lead, ty_start, declaration)
@@ -212,16 +213,17 @@ impl Component {
     /// Changes the clause through `f` (for the walks of `syntax::visit`); the layout is
     /// chosen again.
     pub fn edit(&mut self, f: impl FnOnce(&mut Clause)) {
-        match &mut self.0 {
-            Repr::Full(c) => f(c),
-            Repr::Plain { ty, prefixes, lead, ty_start, declaration } => {
-                // The declaration moves out; what is left behind is overwritten below.
-                let taken = Declaration { ident: declaration.ident.clone(), parts: declaration.parts.take() };
-                let mut clause = Component::clause(*ty, *prefixes, *lead, *ty_start, taken);
-                f(&mut clause);
-                *self = Component::new(clause);
-            }
-        }
+        // The clause moves out; the placeholder left behind is overwritten below.
+        let mut clause = std::mem::replace(self, Component::placeholder()).into_clause();
+        f(&mut clause);
+        *self = Component::new(clause);
+    }
+
+    /// A compact clause that allocates nothing, held while [`Component::edit`] runs.
+    fn placeholder() -> Component {
+        let ident = Predefined::Real.written_at(0);
+        let declaration = Declaration { ident, parts: None };
+        Component(Repr::Plain { ty: Predefined::Real, prefixes: [None, None], lead: 0, ty_start: 0, declaration })
     }
 
     /// A compact clause written out.
@@ -244,12 +246,6 @@ fn written(prefixes: &[Option<Prefix>; 2]) -> Prefixes {
         out.push(p);
     }
     out
-}
-
-impl From<Clause> for Component {
-    fn from(clause: Clause) -> Component {
-        Component::new(clause)
-    }
 }
 
 impl PartialEq for Component {
@@ -283,7 +279,8 @@ impl std::fmt::Debug for Component {
 /// written and the declaration's span is its name's. They read as fields through `Deref`
 /// (`decl.dims`, `decl.modification`, …); the name through [`Declaration::name`],
 /// [`Declaration::ident`]; build with [`Declaration::new`], change with
-/// [`Declaration::parts_mut`] and [`Declaration::edit_name`].
+/// [`Declaration::parts_mut`] (or, for the walks of `syntax::visit` inside
+/// [`Component::edit`], `Declaration::edit_name`).
 #[derive(Clone)]
 pub struct Declaration {
     /// The name when it is one identifier, else its first identifier (the name is then
@@ -384,8 +381,10 @@ impl Declaration {
         }
     }
 
-    /// Changes the name and the span through `f` (for the walks of `syntax::visit`).
-    pub fn edit_name(&mut self, f: impl FnOnce(&mut ComponentRef, &mut Span)) {
+    /// Changes the name and the span through `f` (for the walks of `syntax::visit`). Only
+    /// inside [`Component::edit`]: a compact clause's span ends where its declaration's
+    /// does, so a span changed elsewhere would change the clause's too.
+    pub(in crate::syntax) fn edit_name(&mut self, f: impl FnOnce(&mut ComponentRef, &mut Span)) {
         let mut name = self.name().into_owned();
         let mut span = self.span();
         f(&mut name, &mut span);
@@ -485,5 +484,15 @@ end M;
             compact.push(matches!(c.0, Repr::Plain { .. }));
         }
         assert_eq!(compact, [true, true, true, false, false, false, false, false, true, true]);
+    }
+
+    #[test]
+    fn an_edit_chooses_the_layout_again() {
+        let ast = crate::syntax::parse(SRC).expect("parses");
+        let mut w = ast.classes[0].components().nth(6).expect("Real[2] w").clone();
+        assert!(matches!(w.0, Repr::Full(_)));
+        w.edit(|c| c.type_parts = None);
+        assert!(matches!(w.0, Repr::Plain { .. }));
+        assert!(w.type_dims().is_empty());
     }
 }

@@ -55,13 +55,17 @@ impl Text {
 
 static TABLE: LazyLock<Mutex<Table>> = LazyLock::new(|| Mutex::new(Table::default()));
 
+/// The low bits of an id, which hold the offset in a chunk; the bits above hold the
+/// chunk's index.
+const CHUNK_BITS: u32 = 16;
+
 /// Bytes per storage chunk; a string's id is its chunk's index times this plus its offset.
-const CHUNK: usize = 1 << 16;
+const CHUNK: usize = 1 << CHUNK_BITS;
 
 /// The interned strings: where they are stored, and a hash table of their ids.
 #[derive(Default)]
 struct Table {
-    /// Ids (`chunk << 16 | offset`), hashed by their string.
+    /// Ids (`chunk << CHUNK_BITS | offset`), hashed by their string.
     set: HashTable<u32>,
     /// The start of each chunk: shared chunks of [`CHUNK`] bytes for short strings, one of
     /// its own for a string longer than a quarter chunk.
@@ -102,7 +106,10 @@ impl Table {
             self.left -= size;
             (self.current, CHUNK - self.left - size)
         };
-        let id = u32::try_from(chunk << 16 | offset).expect("interned text fits in 2^16 chunks of 64 KiB");
+        // At most 2^(32 - CHUNK_BITS) = 65,536 chunks: 4 GiB of short strings, or as little
+        // as ~1 GiB of distinct strings each longer than a quarter chunk (16 KiB, a chunk of
+        // its own). No flat model comes near; past that, interning panics here.
+        let id = u32::try_from(chunk << CHUNK_BITS | offset).expect("interned text fits in 2^16 chunks of 64 KiB");
         // SAFETY: the chunk has `size` bytes free at `offset`: the length, then the bytes.
         unsafe {
             let at = self.chunks[chunk].as_ptr().add(offset);
@@ -120,7 +127,7 @@ impl Table {
 
 /// The string of id `id`.
 fn text_at(chunks: &[NonNull<u8>], id: u32) -> Text {
-    let (chunk, offset) = ((id >> 16) as usize, (id & 0xffff) as usize);
+    let (chunk, offset) = ((id >> CHUNK_BITS) as usize, id as usize & (CHUNK - 1));
     // SAFETY: `Table::store` made `id` from a chunk's index and an offset inside it.
     Text(unsafe { chunks[chunk].add(offset) })
 }
