@@ -294,11 +294,8 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     if let Some(path) = &cli.dot {
         output::write(Some(path), &analysis::report::dot(&model, &cdg))?;
     }
-    // Written as it is made (the report of a model of 10^5 equations is several MB). A
-    // report serde cannot write is a usage error, as when it was written to a string first;
-    // the writer's own failures stay I/O errors.
-    let unwritable = std::cell::Cell::new(None);
-    let written = output::write_with(cli.output.as_deref(), &|w| {
+    // Written as it is made (the report of a model of 10^5 equations is several MB).
+    output::write_with(cli.output.as_deref(), &|w| {
         if cli.check && json.is_none() {
             analysis::report::write_check(&model, &cdg, w)?;
             match &changes {
@@ -309,20 +306,12 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
             w.write_all(causal.text(file).as_bytes())?;
         }
         if let Some(report) = &json {
-            serde_json::to_writer_pretty(&mut *w, report).map_err(|e| {
-                if !e.is_io() {
-                    unwritable.set(Some(format!("cannot write the JSON report: {e}")));
-                }
-                std::io::Error::from(e)
-            })?;
+            serde_json::to_writer_pretty(&mut *w, report)
+                .map_err(|e| std::io::Error::other(format!("cannot write the JSON report: {e}")))?;
             w.write_all(b"\n")?;
         }
         Ok(())
-    });
-    if let Some(message) = unwritable.take() {
-        return Err(DriverError::Usage(message));
-    }
-    written?;
+    })?;
     if cdg.singular.is_empty() && !causal.fatal() {
         return Ok(());
     }
