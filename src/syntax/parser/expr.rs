@@ -117,6 +117,14 @@ impl<'s> Parser<'s> {
         match self.kw(i, "not") {
             Ok((r, start)) => {
                 let _g = self.enter(r)?;
+                // `not not b` is read, as omc's front end reads it, but the grammar has one
+                // `not` per logical factor (`logical-factor : [ not ] relation`): the printer
+                // writes `not (not b)`, so a nested `not` counts two levels, for those
+                // parentheses, and the print of every accepted input is accepted.
+                let _parens = match self.kw(r, "not") {
+                    Ok(_) => Some(self.enter(r)?),
+                    Err(_) => None,
+                };
                 let (r, (e, h)) = self.not_expr(r).map_err(cut)?;
                 let span = start.to(e.span);
                 let h = self.check_height(r, h + 1)?;

@@ -41,9 +41,10 @@ fn write_bare(out: &mut String, e: &Expr) {
                 UnOp::Plus => "+",
                 UnOp::Not => "not ",
             });
-            // `not not b` is read bare (the operand of `not` is again a `not`-expression);
-            // a sign's operand is a term (`-a * b` is `-(a * b)`).
-            let min = if *op == UnOp::Not { Prec::Not } else { Prec::Multiplicative };
+            // The operand of `not` is a relation (`logical-factor : [ not ] relation`):
+            // `not (not b)`, never `not not b`, which the grammar refuses; a sign's operand
+            // is a term (`-a * b` is `-(a * b)`).
+            let min = if *op == UnOp::Not { Prec::Relation } else { Prec::Multiplicative };
             write_expr(out, x, min);
         }
         ExprKind::Binary(op, xs) => {
