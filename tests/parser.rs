@@ -73,9 +73,13 @@ fn printer_parenthesises_only_where_needed() {
     assert_eq!(expr_canon("(a ^ b) ^ c"), "(a ^ b) ^ c");
     assert_eq!(expr_canon("a * (-b)"), "a * (-b)");
     assert_eq!(expr_canon("(a < b) == c"), "(a < b) == c");
-    // `not` takes a `not`-expression and the branches of an if-expression any expression:
-    // parentheses there would count as nesting the source did not have (issue 16).
-    assert_eq!(expr_canon("not (not a)"), "not not a");
+    // `not` takes a relation (`logical-factor : [ not ] relation`): `not not a`, which the
+    // parser reads as omc does, prints as Modelica (issue 29; rumoca and omc refuse the
+    // bare form). The branches of an if-expression take any expression: parentheses there
+    // would count as nesting the source did not have (issue 16).
+    assert_eq!(expr_canon("not (not a)"), "not (not a)");
+    assert_eq!(expr_canon("not not a"), "not (not a)");
+    assert_eq!(expr_canon("not a < b"), "not a < b");
     assert_eq!(expr_canon("not (a and b)"), "not (a and b)");
     assert_eq!(
         expr_canon("if (if c then d else e) then (if d then 1 else 2) elseif (1:2) then 1:3 else (if e then 3 else 4)"),
