@@ -363,8 +363,16 @@ class Adapter:
                 g = f"{rec.replace('.', '__')}__get__{f}"
                 getters[g] = (rec, ftype, f)
                 out.append(f"{ind}{lhs}.{f} = {g}({rhs});")
-        for g, (rec, ftype, f) in sorted(getters.items()):
-            out.append(f"function {g}\n  input {rec} r;\n  output {ftype} y;\nalgorithm\n  y := r.{f};\nend {g};")
+        fns = [f"function {g}\n  input {rec} r;\n  output {ftype} y;\nalgorithm\n  y := r.{f};\nend {g};"
+               for g, (rec, ftype, f) in sorted(getters.items())]
+        # The getters go first inside the model class, where they see the record classes
+        # wherever they are declared: at top level (omc's flat file) or nested in the model
+        # (an mdae-rimis output nests the classes it uses).
+        heads = [k for k, line in enumerate(out) if re.match(r"^(?:model|class|block)\s", line)]
+        if fns and heads:
+            out[heads[-1] + 1:heads[-1] + 1] = fns
+        else:
+            out.extend(fns)
         return "\n".join(out)
 
 

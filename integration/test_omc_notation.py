@@ -87,6 +87,18 @@ class Adapt(unittest.TestCase):
         self.assertIn("y = P__f(P__R('st.p', 'st.T'));", out)
         self.assertIn("record equations", used)
 
+    def test_record_getters_see_a_record_nested_in_the_model(self):
+        # An mdae-rimis output nests the classes it uses in the model (`P_R` below): the
+        # getters of the record equations go inside the model too, where rumoca resolves
+        # the record (at top level, `r.p` was an unresolved reference).
+        text = ("model P.M\n  function P_R \"Automatically generated record constructor for P.R\"\n"
+                "    input Real p;\n    input Real T;\n    output R res;\n  end P_R;\n"
+                "  Real st.p;\n  Real st.T;\nequation\n  st = P_R(time, 2.0);\nend P.M;\n")
+        out, _ = self.adapt(text)
+        getter = out.index("function P_R__get__p")
+        self.assertLess(out.index("model "), getter)
+        self.assertLess(getter, out.index(f"end {omc_notation.RUMOCA_CLASS};"))
+
 
 if __name__ == "__main__":
     unittest.main()

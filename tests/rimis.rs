@@ -150,7 +150,7 @@ fn n_blocks(name: &str, text: &str) -> usize {
 
 #[test]
 fn outputs_of_the_fixtures() {
-    let mut checked = 0;
+    let (mut checked, mut to_compile) = (0, Vec::new());
     for sub in ["", "omc-flat", "scale"] {
         for p in fixtures(sub) {
             let text = std::fs::read_to_string(&p).unwrap();
@@ -170,10 +170,12 @@ fn outputs_of_the_fixtures() {
                 let shown = format!("{}\n// stderr:\n{}", out, messages.join("\n"));
                 insta::assert_snapshot!(format!("rimis_{name}"), shown);
             }
+            to_compile.push(common::ToCompile { name: format!("{name}.mo"), text: out, original: Some(p.clone()) });
             checked += 1;
         }
     }
     println!("rimis: {checked} fixture outputs re-parse, are index 0 and hold every CDG block in their BLT");
+    common::rumoca_compiles("fixture outputs", &to_compile).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
@@ -297,6 +299,7 @@ fn random_model(r: &mut Rng) -> String {
 fn random_models_keep_every_block_in_the_approximate_blt() {
     let mut r = Rng(0x5eed_4);
     let (mut transformed, mut refused, mut tried, mut unchanged) = (0, BTreeMap::<String, usize>::new(), 0, 0);
+    let mut to_compile = Vec::new();
     while transformed < 1000 && tried < 20_000 {
         tried += 1;
         let text = random_model(&mut r);
@@ -315,6 +318,9 @@ fn random_models_keep_every_block_in_the_approximate_blt() {
                 if let Err(why) = guarantee(&out, cdg.blocks.len()) {
                     panic!("{why}\n--- input\n{text}--- output\n{out}");
                 }
+                // Every output is Modelica, whatever the input (which holds `der` inside
+                // if-expressions that rumoca may not solve, but compiles).
+                to_compile.push(common::ToCompile { name: "R.mo".into(), text: out, original: None });
                 transformed += 1;
             }
             Err(e) => {
@@ -328,6 +334,7 @@ fn random_models_keep_every_block_in_the_approximate_blt() {
         "rimis random: {tried} models, {transformed} transformed and checked ({unchanged} passed through unchanged), refused: {refused:?}"
     );
     assert!(transformed >= 1000, "only {transformed} random models transformed");
+    common::rumoca_compiles("random model outputs", &to_compile).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A switch makes a consistency equation true only when its crossing surface is that
@@ -422,6 +429,10 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
         );
     }
     files.sort();
+    // rumoca compiles the rewritten outputs whose input it compiles; every accepted output
+    // (1,459, ~15 min on 2 cores) with MDAE_COMPILE_CORPUS=all.
+    let compile_all = std::env::var("MDAE_COMPILE_CORPUS").is_ok_and(|v| v == "all");
+    let mut to_compile = Vec::new();
     let (mut transformed, mut refused, mut unreadable) = (0, BTreeMap::<String, usize>::new(), 0);
     let mut rewritten = 0; // not passed through: the structure depends on the mode
     let mut failures = Vec::new();
@@ -447,10 +458,15 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
                         |m| analysis::analyse(&m, Strategy::Auto).map(|c| c.blocks.len()).map_err(|e| e.to_string()),
                     )
                 };
-                rewritten += usize::from(out.contains("// REPL:"));
+                let is_rewritten = out.contains("// REPL:");
+                rewritten += usize::from(is_rewritten);
                 match blocks.and_then(|n| guarantee(&out, n)) {
                     Ok(()) => transformed += 1,
                     Err(why) => failures.push(format!("{name}: {why}")),
+                }
+                if is_rewritten || compile_all {
+                    let file = p.file_name().unwrap().to_string_lossy().to_string();
+                    to_compile.push(common::ToCompile { name: file, text: out, original: Some(p.clone()) });
                 }
             }
             Ok(Err(e)) => {
@@ -481,6 +497,8 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
         println!("  refused {n:4}: {kind}");
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    let which = if compile_all { "corpus outputs" } else { "rewritten corpus outputs (MDAE_COMPILE_CORPUS=all: every one)" };
+    common::rumoca_compiles(which, &to_compile).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// Issue 17: a condition the input evaluates without events — under `noEvent`, or inside

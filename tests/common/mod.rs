@@ -65,3 +65,53 @@ pub fn clip(s: &str) -> String {
     }
     if end == s.len() { s.to_string() } else { format!("{} … ({} bytes in all)", &s[..end], s.len()) }
 }
+
+/// An output to hand to an independent Modelica front end: its file name, its text, and the
+/// input it was made from when the input must compile for the output to have to (the corpus:
+/// omc's notation, adapted identically on both sides by `integration/compile_check.py`).
+pub struct ToCompile {
+    pub name: String,
+    pub text: String,
+    pub original: Option<std::path::PathBuf>,
+}
+
+/// Every output compiled by rumoca 0.10.2 (`integration/compile_check.py`, the project's
+/// `.venv`; issue 29: our own parser reads more than the Modelica grammar, so only another
+/// front end shows an output that is not Modelica). Prints the checker's summary; `Err` with
+/// its failure lines when rumoca refuses an output (whose input it compiles, if one is given).
+pub fn rumoca_compiles(what: &str, outputs: &[ToCompile]) -> Result<(), String> {
+    use std::path::Path;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash scripts/test.sh`, which creates .venv with rumoca==0.10.2",
+        python.display()
+    );
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut list = Vec::new();
+    for (k, o) in outputs.iter().enumerate() {
+        let sub = dir.path().join(format!("{k:05}"));
+        std::fs::create_dir(&sub).unwrap();
+        let path = sub.join(&o.name);
+        std::fs::write(&path, &o.text).unwrap();
+        list.push(serde_json::json!({"output": path, "original": o.original}));
+    }
+    let list_path = dir.path().join("list.json");
+    std::fs::write(&list_path, serde_json::to_string(&list).unwrap()).unwrap();
+    let run = std::process::Command::new(&python)
+        .arg(root.join("integration/compile_check.py"))
+        .arg(&list_path)
+        .current_dir(root)
+        .output()
+        .expect("runs .venv/bin/python");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let summary = stdout.lines().last().unwrap_or("");
+    println!("{what}: {summary}");
+    if run.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what}: rumoca refuses outputs (integration/compile_check.py):\n{stdout}{stderr}"))
+    }
+}
