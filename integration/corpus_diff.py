@@ -182,7 +182,7 @@ def simulate(path: Path, model: str, stop: float, timeout: float) -> dict:
            "--max-wall-seconds", repr(max(1.0, timeout - 10.0)), "--at", *[repr(t) for t in times]]
     start = time.monotonic()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = harness.run_group(cmd, timeout)  # the whole process group goes on a timeout
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "message": f"killed after {timeout:g} s", "elapsed_s": timeout}
     if proc.returncode != 0:

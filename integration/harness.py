@@ -43,6 +43,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -342,6 +343,32 @@ def read_omc_csv(path: Path) -> tuple[list[float], dict[str, list[float]]]:
     return times, cols
 
 
+def run_group(cmd: list[str], timeout: float, cwd=None) -> subprocess.CompletedProcess:
+    """`subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)` in a process group of
+    its own, killed whole on a timeout or an interruption (issue 30, point 6): omc starts the
+    compiled simulation as a child, which outlived `run`'s kill of omc alone (runs that had timed
+    out were still computing 40 minutes later). Raises `subprocess.TimeoutExpired` as `run` does."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise
+    finally:
+        # Whatever the group left behind once its leader is done (a simulation executable
+        # omc failed to wait for) goes with it.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def simulate_omc(path: Path, model: str, stop_time: float, output_times: list[float], dt: float,
                  trajectory: bool = False, tolerance=None, timeout: float = 300.0) -> dict:
     rec = _base("omc", path, model, stop_time, dt, output_times)
@@ -364,7 +391,7 @@ def simulate_omc(path: Path, model: str, stop_time: float, output_times: list[fl
         shutil.copyfile(path, local)
         (Path(tmp) / "run.mos").write_text(omc_script(path.name, model, stop_time, intervals, tolerance))
         try:
-            proc = subprocess.run([omc, "run.mos"], cwd=tmp, capture_output=True, text=True, timeout=timeout)
+            proc = run_group([omc, "run.mos"], timeout, cwd=tmp)
         except subprocess.TimeoutExpired:
             rec.update(status="failed", message=f"omc did not finish within {timeout} s",
                        elapsed_s=round(_time.monotonic() - start, 4))

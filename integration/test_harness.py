@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -208,6 +209,25 @@ class OmcBackend(unittest.TestCase):
         self.assertEqual(rec["status"], "ok", rec["message"])
         self.assertAlmostEqual(rec["values"]["x"][0], math.exp(-1.0), delta=1e-6)
         self.assertAlmostEqual(rec["events"]["low"][0]["time"], math.log(2), delta=0.011)
+
+
+class ProcessGroup(unittest.TestCase):
+    def test_a_timed_out_run_ends_with_everything_it_started(self):
+        # A child that outlives its parent (as omc's simulation executable did): after the
+        # timeout, nothing of the group is left running (issue 30, point 6).
+        with tempfile.TemporaryDirectory() as tmp:
+            pid_file = Path(tmp) / "child.pid"
+            cmd = ["sh", "-c", f"sleep 60 & echo $! > {pid_file}; wait"]
+            with self.assertRaises(subprocess.TimeoutExpired):
+                harness.run_group(cmd, 0.5)
+            child = int(pid_file.read_text())
+        time.sleep(0.1)
+        self.assertFalse(Path(f"/proc/{child}").exists() and "Z" not in
+                         Path(f"/proc/{child}/stat").read_text().split()[2], f"pid {child} still running")
+
+    def test_a_finished_run_returns_its_output(self):
+        proc = harness.run_group(["sh", "-c", "echo out; echo err >&2; exit 3"], 10)
+        self.assertEqual((proc.returncode, proc.stdout, proc.stderr), (3, "out\n", "err\n"))
 
 
 class Cli(unittest.TestCase):

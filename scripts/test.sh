@@ -12,6 +12,27 @@ if ! .venv/bin/python -c "import rumoca" 2>/dev/null; then
 fi
 echo "== rumoca $(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("rumoca"))') in .venv"
 
+# OpenModelica's omc, the tool users run (issue 30): shipped in ../shared/tools/omc (not in
+# any package registry); setup.sh unpacks it once to ~/.cache and installs clang and the few
+# libraries it needs, and the simulation suite runs every fixture's output in it too. An OMC
+# set by the caller is used as it is. A fresh clone without ../shared says that omc is skipped.
+omc_setup=../shared/tools/omc/setup.sh
+if [ -n "${OMC:-}" ]; then
+  echo "== omc: OMC=$OMC (set by the caller)"
+elif [ -f "$omc_setup" ]; then
+  echo "== omc: unpacking ../shared/tools/omc (once) and installing what it needs"
+  if OMC=$(bash "$omc_setup") && [ -x "$OMC" ]; then
+    export OMC
+    echo "== omc: $("$OMC" --version 2>&1 | head -n 1) at $OMC"
+  else
+    echo "== omc: setup failed ($omc_setup); the suite fails rather than skip omc silently" >&2
+    exit 1
+  fi
+else
+  echo "== omc: skipped: $omc_setup not found (a clone without ../shared); the simulation"
+  echo "   suite runs rumoca only and prints 'skipped: omc not found' for each omc run"
+fi
+
 # The suite runs optimised (corpus, 100 MB input) with overflow checks and debug
 # assertions on (profile `ci` in Cargo.toml). --show-output prints the measured
 # counts (corpus N/N, property-test cases) of passing tests.
