@@ -21,6 +21,17 @@ if [ -n "${OMC:-}" ]; then
   echo "== omc: OMC=$OMC (set by the caller)"
 elif [ -f "$omc_setup" ]; then
   echo "== omc: unpacking ../shared/tools/omc (once) and installing what it needs"
+  # omc links each simulation with -llapack -lblas -lgfortran: the unversioned libraries are in
+  # Debian's -dev packages, which setup.sh does not install (without them every build fails with
+  # "cannot find -llapack").
+  need=""
+  for p in liblapack-dev libblas-dev libgfortran-12-dev; do
+    dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
+  done
+  if [ -n "$need" ]; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need; } >/dev/null \
+      || { echo "== omc: could not install:$need" >&2; exit 1; }
+  fi
   if OMC=$(bash "$omc_setup") && [ -x "$OMC" ]; then
     export OMC
     echo "== omc: $("$OMC" --version 2>&1 | head -n 1) at $OMC"
