@@ -20,6 +20,9 @@ FIXTURES = ROOT / "fixtures"
 CHECK_KINDS = ("value", "range", "events")
 # (case, part, form, simulator, status, message) of every simulation run, printed by run_tests.py
 ROWS: list[tuple] = []
+# Per run (model, part, form, simulator): the simulator's version, omc's build times and, for an
+# output, the checks that passed of those evaluated; for run_tests.py --omc-table.
+RUNS: dict[tuple, dict] = {}
 # every KNOWN FAILURE printed during the run, listed again by run_tests.py
 KNOWN: list[str] = []
 _MATH = {n: getattr(math, n) for n in ("sin", "cos", "tan", "exp", "log", "sqrt", "pi", "e")}

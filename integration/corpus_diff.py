@@ -173,13 +173,23 @@ SIM_RTOL, SIM_ATOL = 1e-8, 1e-10  # solver tolerances: at rumoca's defaults, int
                                   # exceeds the 1e-4 comparison tolerance (SlewRateLimiter: 1.3e-4)
 
 
+# The simulator of both sides (`--simulator`): rumoca, or omc (issue 30), which reads its own flat
+# notation, so no adaptation; omc gets the tolerance SIM_RTOL.
+SIMULATOR = "rumoca"
+
+
 def simulate(path: Path, model: str, stop: float, timeout: float) -> dict:
     """harness record, or {"status": "timeout"} / {"status": "error"} (harness misuse)."""
     dt = stop / STEPS
     times = [stop * k / SAMPLES for k in range(SAMPLES + 1)]
-    cmd = [sys.executable, str(HARNESS), str(path), model, repr(stop), "--dt", repr(dt), "--no-bracket",
-           "--trajectory", "--rtol", repr(SIM_RTOL), "--atol", repr(SIM_ATOL),
-           "--max-wall-seconds", repr(max(1.0, timeout - 10.0)), "--at", *[repr(t) for t in times]]
+    cmd = [sys.executable, str(HARNESS), str(path), model, repr(stop), "--dt", repr(dt), "--trajectory",
+           "--simulator", SIMULATOR]
+    if SIMULATOR == "rumoca":
+        cmd += ["--no-bracket", "--rtol", repr(SIM_RTOL), "--atol", repr(SIM_ATOL),
+                "--max-wall-seconds", repr(max(1.0, timeout - 10.0))]
+    else:
+        cmd += ["--tolerance", repr(SIM_RTOL)]
+    cmd += ["--at", *[repr(t) for t in times]]
     start = time.monotonic()
     try:
         proc = harness.run_group(cmd, timeout)  # the whole process group goes on a timeout
@@ -306,7 +316,7 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
                    note=f"no class found in the {'original' if omodel is None else 'output'}")
         return row
     with tempfile.TemporaryDirectory(prefix="corpus-pair-") as tmp:
-        if needs_adaptation(omodel) or needs_adaptation(umodel):
+        if SIMULATOR == "rumoca" and (needs_adaptation(omodel) or needs_adaptation(umodel)):
             row["adapted"] = True
             pa, pb = Path(tmp) / "original" / original.name, Path(tmp) / "output" / output.name
             pa.parent.mkdir()
@@ -321,6 +331,11 @@ def diff_pair(original: Path, output: Path, timeout: float = 60.0, rtol: float =
             runs = ((original, omodel), (output, umodel))
         a, b = (simulate(path, model, stop, timeout) for path, model in runs)
         prefix = before_failure(a, b, stop, lambda t: [simulate(p, m, t, timeout) for p, m in runs], rtol, atol)
+    build = [sum((r.get("omc_times") or {}).get(k, 0.0) for k in ("timeBackend", "timeSimCode", "timeTemplates",
+                                                                   "timeCompile")) for r in (a, b)]
+    if a.get("omc_times") and b.get("omc_times"):
+        row["build"] = f"{build[0]:.1f} → {build[1]:.1f} s"
+    row["simulator_version"] = a.get("simulator_version") or b.get("simulator_version")
     row.update(orig_status=a["status"], out_status=b["status"], orig_message=a.get("message"),
                out_message=b.get("message"), elapsed_s=round((a.get("elapsed_s") or 0) + (b.get("elapsed_s") or 0), 2))
     oa, ob = a["status"] == "ok", b["status"] == "ok"
@@ -395,13 +410,15 @@ def _md(s: str) -> str:
 
 
 def markdown(rows: list[dict], header: list[str]) -> str:
-    out = ["# Differential simulation over the corpus (original vs mdae-rimis output, rumoca)", ""]
-    out += header + ["", "| model | file | original | output | verdict | worst deviation | note |",
-                     "|---|---|---|---|---|---|---|"]
+    out = [f"# Differential simulation over the corpus (original vs mdae-rimis output, {SIMULATOR})", ""]
+    build = SIMULATOR == "omc"
+    out += header + ["", "| model | file | original | output | verdict | worst deviation |"
+                     + (" omc build, original → output |" if build else "") + " note |",
+                     "|---|---|---|---|---|---|" + ("---|" if build else "") + "---|"]
     for r in rows:
-        out.append("| " + " | ".join(_md(x) for x in (
-            r["model"], f"{r['folder']}/{r['name']}", r["orig_status"], r["out_status"], r["verdict"],
-            r["deviation"], r.get("note", ""))) + " |")
+        cells = [r["model"], f"{r['folder']}/{r['name']}", r["orig_status"], r["out_status"], r["verdict"],
+                 r["deviation"]] + ([r.get("build", "-")] if build else []) + [r.get("note", "")]
+        out.append("| " + " | ".join(_md(x) for x in cells) + " |")
     out += ["", "**Summary:** " + summary_line(rows), ""]
     return "\n".join(out)
 
@@ -418,7 +435,13 @@ def main(argv=None) -> int:
     ap.add_argument("--results", type=Path, default=RESULTS, help=f"markdown table (default {RESULTS.relative_to(ROOT)})")
     ap.add_argument("--no-results", action="store_true", help="do not write the markdown table")
     ap.add_argument("--json", type=Path, default=None, help="also write every row as JSON")
+    ap.add_argument("--simulator", choices=("rumoca", "omc"), default="rumoca",
+                    help="simulator of both sides (omc: $OMC or omc on PATH; default table corpus_diff_omc.md)")
     args = ap.parse_args(argv)
+    global SIMULATOR
+    SIMULATOR = args.simulator
+    if SIMULATOR == "omc" and args.results == RESULTS:
+        args.results = RESULTS.with_name("corpus_diff_omc.md")
 
     if not Path(binary()).is_file():
         print(f"corpus_diff: no binary at {binary()} (build with `cargo build --release` or set MDAE_RIMIS_BIN)",
@@ -462,7 +485,7 @@ def main(argv=None) -> int:
     header = [
         f"Generated by `integration/corpus_diff.py` (see integration/README.md). Binary: mdae-rimis batch "
         f"({batch}); the {len(rows)} outputs with a `  // REPL:` line are compared.",
-        f"rumoca via harness.py; stop time from `experiment(StopTime=...)` when the flat file has one, else 1.0 s; "
+        f"{SIMULATOR} ({import_ver or 'version not reported'}) via harness.py; stop time from `experiment(StopTime=...)` when the flat file has one, else 1.0 s; "
         f"solver rtol {SIM_RTOL:g}, atol {SIM_ATOL:g}; output step stop/{STEPS}; values compared at t = k*stop/{SAMPLES}, k = 0..{SAMPLES}, with "
         f"|a-b| <= {args.atol:g} + {args.rtol:g}*max(|a|,|b|) on every variable present in both (quotes "
         f"removed); timeout {args.timeout:g} s per simulation. Wall time of this run: {elapsed:.0f} s "

@@ -295,6 +295,8 @@ def omc_script(file_name: str, model: str, stop_time: float, intervals: int, tol
     )
 
 
+OMC_TIMES = ("timeFrontend", "timeBackend", "timeSimCode", "timeTemplates", "timeCompile", "timeSimulation",
+             "timeTotal")
 _OMC_FIELD = r'{}\s*=\s*"((?:[^"\\]|\\.)*)"'
 _OMC_TIME = re.compile(r"\b(?:at|reached)\s+time\s*[=:]?\s*([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
 
@@ -306,13 +308,20 @@ def parse_omc_output(stdout: str) -> dict:
         return m.group(1).replace('\\"', '"').replace("\\\\", "\\") if m else None
 
     result_file, messages = field("resultFile"), field("messages")
+    # omc's own timings of the run (issue 30, point 7: the cost of our rewrite in the tool that
+    # compiles it), in seconds; absent fields are left out.
+    times = {}
+    for name in OMC_TIMES:
+        m = re.search(rf"\b{name}\s*=\s*([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)", stdout)
+        if m:
+            times[name] = float(m.group(1))
     # Everything outside the record: loadFile's true/false and the getErrorString() texts.
     outside = re.sub(r"record SimulationResult.*?end SimulationResult;", " ", stdout, flags=re.S)
     extra = "\n".join(
         line.strip().strip('"').strip() for line in outside.splitlines()
         if line.strip() and line.strip() not in ('true', '""')
     )
-    return {"resultFile": result_file, "messages": messages, "other": extra}
+    return {"resultFile": result_file, "messages": messages, "other": extra, "times": times}
 
 
 def omc_time_reached(text: str) -> float | None:
@@ -397,6 +406,7 @@ def simulate_omc(path: Path, model: str, stop_time: float, output_times: list[fl
                        elapsed_s=round(_time.monotonic() - start, 4))
             return rec
         parsed = parse_omc_output(proc.stdout)
+        rec["omc_times"] = parsed["times"]
         msg_parts = [p for p in (parsed["messages"], parsed["other"], proc.stderr.strip()) if p]
         message = "\n".join(msg_parts) or None
         result_file = parsed["resultFile"]
@@ -454,12 +464,15 @@ def main(argv=None) -> int:
                     help="rumoca: do not re-run shorter simulations to bracket the failure time")
     ap.add_argument("--rtol", type=float, default=None, help="rumoca: solver relative tolerance")
     ap.add_argument("--atol", type=float, default=None, help="rumoca: solver absolute tolerance")
+    ap.add_argument("--tolerance", type=float, default=None, help="omc: the solver tolerance of simulate()")
     ap.add_argument("--max-wall-seconds", type=float, default=None,
                     help="rumoca: its own limit on one simulation's wall time (default 60)")
     args = ap.parse_args(argv)
     opts = {}
     if args.simulator == "rumoca" and args.no_bracket:
         opts["bracket_failure"] = False
+    if args.simulator == "omc" and args.tolerance is not None:
+        opts["tolerance"] = args.tolerance
     if args.simulator == "rumoca":
         opts.update({k: v for k, v in (("rtol", args.rtol), ("atol", args.atol),
                                         ("max_wall_seconds", args.max_wall_seconds)) if v is not None})

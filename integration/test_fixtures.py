@@ -47,6 +47,10 @@ def row(case, part, form, sim, rec_or_status, message=""):
     else:
         status = rec_or_status
     cases.ROWS.append((case.model, part, form, sim, status, message))
+    run = cases.RUNS.setdefault((case.model, part, form, sim), {})
+    run.update(status=status, message=message)
+    if isinstance(rec_or_status, dict):
+        run.update(version=rec_or_status.get("simulator_version"), omc_times=rec_or_status.get("omc_times"))
 
 
 def harness_message(rec: dict) -> str:
@@ -181,7 +185,10 @@ def check_output(test, case, sim):
             lo, hi = case.output_stops_between or (0.0, case.stop_time)
             bracket = rec.get("failure_bracket") or ([rec["time_reached"]] * 2 if rec.get("time_reached") is not None else None)
             where_ok = bracket is not None and lo <= bracket[0] and bracket[1] <= hi
-            if rec["status"] == "failed" and case.output_stops_with in msg and where_ok:
+            stops = rec["status"] == "failed" and case.output_stops_with in msg and where_ok
+            cases.RUNS[(case.model, "output", rel(form), sim)]["checks"] = (
+                f"stops at its assert in [{lo}, {hi}] as designed" if stops else "FAIL: does not stop as designed")
+            if stops:
                 print(f"  PASS {label}: stops in [{bracket[0]:.4f}, {bracket[1]:.4f}] with `{case.output_stops_with}`")
             else:
                 print(f"  FAIL {label}: should stop in [{lo}, {hi}] with `{case.output_stops_with}`: "
@@ -204,6 +211,9 @@ def check_output(test, case, sim):
                   f"it to stop early ({case.output_known_failure}); the checks decide")
         print(f"  simulates: {label} to t = {case.stop_time:g} in {rec['elapsed_s']} s")
         v = cases.judge(case, rec, label)
+        cases.RUNS[(case.model, "output", rel(form), sim)].update(
+            checks=f"{v.passed}/{len(case.checks)} pass" + (f", {v.known} known failures" if v.known else "")
+            + (f", {len(v.failures)} FAIL" if v.failures else ""))
         print("\n".join(v.lines))
         failures.extend(v.failures)
     test.assertFalse(failures, "\n".join(failures))
