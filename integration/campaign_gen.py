@@ -787,8 +787,19 @@ def draw_candidate(rng: random.Random, seed: int) -> Model:
         conds = [draw_cond(rng, m) for _ in range(nb - 1)]
         branches, explicit = [], []
         base_kinds = [rng.choices(["dyn", "alg", "prod"], [5, 3, 2])[0] for _ in prim]
+        chain = rng.randrange(nb) if k == 3 and rng.random() < 0.35 else None
         for bi in range(nb):
             br, ex = [], []
+            if bi == chain:  # an index-3 chain: a' = g(b), b' = h(c), 0 = a (c is determined twice over)
+                a_, b_, c_ = prim
+                rs = [Residual([(1.0, "D", a_, 0), (coef(rng, 0.5, 3.0, signed=False), "E", a_, 0),
+                                (coef(rng, 0.5, 1.5), "E", b_, 0)]),
+                      Residual([(1.0, "D", b_, 0), (coef(rng, 0.5, 3.0, signed=False), "E", b_, 0),
+                                (coef(rng, 0.5, 1.5), "E", c_, 0)]),
+                      Residual([(coef(rng, 0.5, 2.0) if rng.random() < 0.5 else 1.0, "E", a_, 0)])]
+                branches.append(rs)
+                explicit.append([rng.random() < 0.5, rng.random() < 0.5, False])
+                continue
             for p, bk in zip(prim, base_kinds):
                 if bi > 0 and rng.random() < 0.6:  # this branch differs: another primary or form
                     if rng.random() < 0.5:

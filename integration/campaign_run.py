@@ -377,6 +377,68 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------------------------------------
+# Known failures (the suite's ratchet, test_campaign.py)
+# ---------------------------------------------------------------------------------------------
+
+KNOWN_FAILURES = HERE / "campaign" / "known_failures.toml"
+FINGERPRINT_SEEDS = range(0, 200)
+
+
+def fingerprint(seeds=FINGERPRINT_SEEDS) -> str:
+    """sha256 (16 hex digits) of the model texts of `seeds`: the known failures are about these texts."""
+    import hashlib
+    h = hashlib.sha256()
+    for s in seeds:
+        h.update(gen.generate(s).text().encode())
+    return h.hexdigest()[:16]
+
+
+def load_known(path: Path = KNOWN_FAILURES) -> dict:
+    import tomllib
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    return {"generator": data.get("generator"), "fingerprint": data.get("fingerprint"),
+            "rumoca": {int(k): v for k, v in data.get("rumoca", {}).items()},
+            "omc": {int(k): v for k, v in data.get("omc", {}).items()}}
+
+
+def ratchet(records: list[dict], known: dict[int, dict], sim: str) -> list[str]:
+    """What the suite fails on: a seed neither pass/unchanged-both-fail nor listed with its class;
+    a listed seed that now passes (shrink the list); a listed seed whose class changed."""
+    problems = []
+    for r in records:
+        s = r["sims"].get(sim)
+        if s is None or s["class"] == "skipped":
+            continue
+        listed = known.get(r["seed"])
+        cls = s["class"]
+        if cls in OK_CLASSES:
+            if listed:
+                problems.append(f"seed {r['seed']}: listed as {listed['class']} in known_failures.toml [{sim}] but "
+                                f"now {cls}: remove the entry (the list only shrinks)")
+        elif listed is None:
+            problems.append(f"seed {r['seed']}: {cls}: {s['detail'][:300]}")
+        elif listed["class"] != cls:
+            problems.append(f"seed {r['seed']}: listed as {listed['class']} but now {cls}: {s['detail'][:200]} "
+                            f"(update the entry)")
+    return problems
+
+
+def known_draft(records: list[dict], sims: list[str]) -> str:
+    """TOML entries for the seeds that are not pass/unchanged-both-fail (to review, not to paste blindly)."""
+    out = [f"generator = {gen.GENERATOR_VERSION}", f'fingerprint = "{fingerprint()}"', ""]
+    for sim in sims:
+        out.append(f"[{sim}]")
+        for r in records:
+            s = r["sims"].get(sim)
+            if s and s["class"] not in OK_CLASSES and s["class"] != "skipped":
+                reason = normalise(s["detail"]).replace("\\", "/").replace('"', "'")[:150]
+                out.append(f'{r["seed"]} = {{ class = "{s["class"]}", reason = "{reason}" }}')
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -387,6 +449,8 @@ def main(argv=None) -> int:
     ap.add_argument("--bin", default=None, help="the mdae-rimis binary (default $MDAE_RIMIS_BIN or target/ci)")
     ap.add_argument("--results", metavar="FILE", help="write the markdown results (e.g. integration/results/campaign.md)")
     ap.add_argument("--json", metavar="FILE", help="write every seed's record as JSON")
+    ap.add_argument("--known-failures-draft", metavar="FILE",
+                    help="write TOML entries for the failing seeds (a draft of campaign/known_failures.toml)")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per seed")
     a = ap.parse_args(argv)
@@ -420,6 +484,9 @@ def main(argv=None) -> int:
     print(f"campaign: {len(records)} seeds, {elapsed:.0f} s")
     if a.json:
         Path(a.json).write_text(json.dumps(records, indent=0, default=str))
+    if a.known_failures_draft:
+        Path(a.known_failures_draft).write_text(known_draft(records, sims))
+        print(f"wrote {a.known_failures_draft}")
     if a.results:
         Path(a.results).write_text(results_markdown(records, sims, a.seeds, binary, elapsed))
         print(f"wrote {a.results}")
