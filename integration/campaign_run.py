@@ -73,8 +73,9 @@ def first_error(stderr: str) -> str:
 
 
 def compare(model: gen.Model, rec: dict) -> dict | None:
-    """The worst violation {var, time, value, exact, error} or None when every sample is within tol."""
-    worst, worst_ratio = None, 1.0
+    """The worst violation {var, time, value, exact, error, first} or None when every sample is
+    within tol; `first`: the earliest sample time at which some variable is off, and that variable."""
+    worst, worst_ratio, first = None, 1.0, None
     for j, traj in enumerate(model.trajs):
         name = f"x{j + 1}"
         vals = rec.get("values", {}).get(name)
@@ -85,10 +86,30 @@ def compare(model: gen.Model, rec: dict) -> dict | None:
                 return {"var": name, "time": t, "value": None, "exact": exact,
                         "error": "missing" if vals is None else "no value"}
             ratio = abs(v - exact) / tol(exact)
+            if ratio > 1.0 and (first is None or t < first[0]):
+                first = (t, name)
             if ratio > worst_ratio:
                 worst_ratio = ratio
                 worst = {"var": name, "time": t, "value": v, "exact": exact, "error": abs(v - exact)}
+    if worst is not None:
+        worst["first"] = {"time": first[0], "var": first[1]}
     return worst
+
+
+def wrong_kind(model: gen.Model, w: dict) -> str:
+    """Where a wrong output first leaves the solution: at t = 0 (a fixed start not honoured, or the
+    free initial values), from the first sample after a mode switch, or later inside a mode."""
+    if w["value"] is None:
+        return "a variable missing from the results"
+    t, var = w["first"]["time"], w["first"]["var"]
+    if t == 0:
+        fixed = model.starts[int(var[1:]) - 1][0] == "fixed"
+        return "off from t = 0: a fixed start value not honoured" if fixed else "off from t = 0: initial values"
+    before = [mv.switch_time for mv in model.modevars if mv.switch_time < t]
+    if before and t - max(before) <= gen.STOP_TIME / 20 + 1e-9:
+        kind = "state" if any(mv.kind == "state" and mv.switch_time == max(before) for mv in model.modevars) else "time"
+        return f"off from the first sample after a mode switch ({kind} event)"
+    return "off later inside a mode (drift)"
 
 
 def compile_refused(sim: str, rec: dict) -> bool:
@@ -155,8 +176,10 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None) ->
                                        f"{w['value']!r} vs exact {w['exact']:.6g}")
                     else:
                         r["class"] = "wrong"
-                        r["detail"] = (f"{w['var']} at t = {w['time']:g}: {w['value']!r} vs exact "
-                                       f"{w['exact']:.6g}" + ("" if w["value"] is None else f" (error {w['error']:.3g})"))
+                        r["kind"] = wrong_kind(model, w)
+                        r["detail"] = (f"{r['kind']}; worst {w['var']} at t = {w['time']:g}: {w['value']!r} vs exact "
+                                       f"{w['exact']:.6g}" + ("" if w["value"] is None else f" (error {w['error']:.3g})")
+                                       + f"; first off: {w['first']['var']} at t = {w['first']['time']:g}")
                 elif rec["tool"]["unchanged"] and orig["status"] != "ok":
                     r["class"], r["detail"] = "unchanged-both-fail", o["message"] or ""
                 elif compile_refused(sim, o):
@@ -230,7 +253,7 @@ def run_campaign(seeds: list[int], binary: str, simulators: list[str], jobs: int
 # ---------------------------------------------------------------------------------------------
 
 _NORM = [
-    (re.compile(r"consistency equation e\d+ \(.*?\) does not hold"), "consistency equation e# (...) does not hold"),
+    (re.compile(r"consistency equation e\d+'* \(.*?\) does not hold"), "consistency equation e# (...) does not hold"),
     (re.compile(r"entering `[^`]*`"), "entering `...`"),
     (re.compile(r"original is wrong too: .*"), "original is wrong too"),
     (re.compile(r"\bx\d+(_p)?(_\d+)?\b"), "x#"),
@@ -245,6 +268,7 @@ _NORM = [
 def normalise(msg: str) -> str:
     msg = (msg or "").split("\n")[0]
     msg = re.sub(r" \[(fails in|at t =).*$", "", msg)
+    msg = re.sub(r"; worst .*$", "", msg)
     for rx, rep in _NORM:
         msg = rx.sub(rep, msg)
     return msg.strip()[:160]
@@ -259,8 +283,7 @@ def summarise(records: list[dict], sim: str) -> dict:
             continue
         counts[s["class"]] += 1
         if s["class"] != "pass":
-            key = (s["class"], normalise(s["detail"]) if s["class"] != "wrong" else
-                   ("missing variable" if "None vs" in s["detail"] else "value off the exact solution"))
+            key = (s["class"], normalise(s["detail"]) if s["class"] != "wrong" else s.get("kind", "?"))
             groups[key].append(r)
     return {"counts": counts, "groups": groups}
 
