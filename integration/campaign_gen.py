@@ -28,7 +28,9 @@ start, no start, or a guessed one (f(0) plus a perturbation of 0.05..0.2, never 
 that is in a product gets an exact start or one guessed within 0.02..0.05, never none:
 (x_i - f_i)*x_j has a second root (at x_j = 0, or where the coefficient of x_i - f_i vanishes), and
 the intended solution is the root a solver reaches from the starts (point 3 of the filter keeps the
-other roots at least 0.2 away).
+other roots at least 0.2 away). The variables of a state event's guard start exactly: the initial
+mode is the one the guards give on the start values (with no start, x = 0 could select another mode
+that is consistent on its own, e.g. one where x is a free state).
 
 The filter (`analyse`): independently of the tool
 -------------------------------------------------
@@ -69,7 +71,7 @@ import random
 import sys
 from dataclasses import dataclass, field
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 STOP_TIME = 2.0
 MAX_ATTEMPTS = 400
 NEG_INF = float("-inf")
@@ -861,11 +863,17 @@ def analyse(model: Model, rng: random.Random | None = None) -> dict:
         # original's solution is the root its solver finds from the start values.
         in_product = {v for s in model.slots for br in s.branches for r in br
                       for _, kind, i, j in r.terms if kind == "P" for v in (i, j)}
+        # A state event's guard decides the initial mode from the initial values: its variables
+        # start exactly (the guard is at least 0.05 from its threshold at t = 0), so the mode the
+        # guards give on the start values is the one the exact solution is in.
+        in_guard = {j for mv in model.modevars if mv.kind == "state" for j in mv.guard}
         starts = []
         for j in range(n):
             v0 = trajs[j].value(0.0)
             if j in fixed:
                 starts.append(("fixed", round(v0, 4)))
+            elif j in in_guard:
+                starts.append(("exact", round(v0, 4)))
             else:
                 kind = rng.choices(["exact", "none", "guess"], [2, 0 if j in in_product else 2, 2])[0]
                 if kind == "guess":

@@ -379,20 +379,14 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
         for cls in CLASSES + sorted(set(by_class) - set(CLASSES)):
             if cls not in by_class:
                 continue
-            picks = []
-            # one per group first (smallest), up to 2
-            seen = set()
-            for r in sorted(by_class[cls], key=size_key):
-                g = normalise(r["sims"][sim]["detail"])
-                if g not in seen:
-                    picks.append(r)
-                    seen.add(g)
-                if len(picks) == 2:
-                    break
+            # the smallest model of each of the class's two largest groups
+            groups = sorted(((k, v) for k, v in sm["groups"].items() if k[0] == cls), key=lambda kv: -len(kv[1]))
+            picks = [min(v, key=size_key) for _, v in groups[:2]]
             for r in picks:
                 s = r["sims"][sim]
+                group = next(len(v) for k, v in groups if r in v)
                 out += [f"#### {cls}: seed {r['seed']} (n = {r['n']}, {r['m']} mode variables, max index "
-                        f"{r['max_index']})", "",
+                        f"{r['max_index']}; the smallest of a group of {group})", "",
                         f"- what goes wrong: {s['detail'][:600]}",
                         f"- original in {sim}: {s.get('orig_status')}"
                         + (f" ({(s.get('orig_message') or '')[:200]})" if s.get("orig_status") != "ok" else ""),
