@@ -220,13 +220,24 @@ def run_one_subprocess(seed: int, binary: str, simulators: list[str], keep: str 
            "--simulator", "both" if len(simulators) == 2 else simulators[0]]
     if keep:
         cmd += ["--keep", keep]
+    # Its own process group: what a simulator leaves behind (omc's simulation executable outlives
+    # the harness's timeout of omc) is killed with it when the seed is done.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=SEED_TIMEOUT)
+        stdout, stderr = p.communicate(timeout=SEED_TIMEOUT)
     except subprocess.TimeoutExpired:
+        stdout, stderr = None, None
+    finally:
+        try:
+            os.killpg(p.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if stdout is None:
+        p.communicate()
         return crash_record(seed, simulators, f"the seed's run did not finish within {SEED_TIMEOUT} s")
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     if p.returncode != 0 or not lines:
-        return crash_record(seed, simulators, f"runner exit {p.returncode}: {p.stderr.strip()[-400:]}")
+        return crash_record(seed, simulators, f"runner exit {p.returncode}: {stderr.strip()[-400:]}")
     return json.loads(lines[-1])
 
 
