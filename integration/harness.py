@@ -482,6 +482,10 @@ def main(argv=None) -> int:
     except HarnessError as e:
         print(f"harness: {e}", file=sys.stderr)
         return 2
+    if "trajectory" in rec:
+        # Strict JSON: a non-finite sample is null (omc writes `inf` for a variable bound to
+        # Modelica.Constants.inf: RoomCO2WithControls).
+        rec["trajectory"] = {n: [_json_num(v) for v in vs] for n, vs in rec["trajectory"].items()}
     json.dump(rec, sys.stdout, indent=1, allow_nan=False)
     sys.stdout.write("\n")
     return 0
