@@ -367,7 +367,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let unrestored: Vec<&restart::Unguaranteed> = restarts.unrestored.iter().map(|&k| &unguaranteed[k]).collect();
     let tolerance = (!unrestored.is_empty()).then(|| plan.namer.fresh("consistency_tolerance"));
     let checks = match &tolerance {
-        Some(tol) => checks::consistency_checks(&mut plan, &unrestored, tol, &ctx)?,
+        Some(tol) => {
+            let nominal = |n: &str| src.modifier(n, "nominal").cloned();
+            checks::consistency_checks(&mut plan, &unrestored, tol, &nominal, &ctx)?
+        }
         None => Vec::new(),
     };
     let user = init::names_in_initial_sections(&src.kept_parts);
