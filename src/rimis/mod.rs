@@ -13,6 +13,7 @@ mod as_written;
 mod checks;
 mod exprs;
 mod guards;
+mod held;
 mod impact_laws;
 mod impulses;
 mod init;
@@ -259,8 +260,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // REPL, block by block, and the instantaneous dependencies of what each writes.
     let mut deps: Deps = BTreeMap::new();
     let mut repl = Vec::new();
+    let mut held = held::Held::new(&plan);
     for b in 0..plan.part_block.len() {
-        let items = sections::repl(&mut plan, b, &ctx)?;
+        let items = sections::repl(&mut plan, &mut held, b, &ctx)?;
         let mut used = std::collections::BTreeSet::new();
         for it in &items {
             collect_names(&it.equation, &mut used);

@@ -5,6 +5,7 @@
 //! declared names.
 
 use super::exprs::{self, binary, call, name, number, rewrite, simple};
+use super::held::Held;
 use super::plan::{Plan, Role};
 use super::symbolic::{self, Decision, DiffContext};
 use super::{Item, RimisError};
@@ -89,7 +90,7 @@ pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr
 /// REPL for part `b` (a block, or a part of one): each (q, k) ∈ Eqs(b) as
 /// σ_b(δ_k(π_{cond(b)}(q))), behind the §4.7 guard when the part is conditional and not
 /// affine in what it writes.
-pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
+pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
     let block = plan.cdg.blocks.get(plan.part_block[b]);
     let cnum = plan.part_cond[b];
     let local = plan.cond_local(cnum);
@@ -135,10 +136,17 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
         return Ok(items);
     }
     // §4.7: outside its modes a nonlinear block, or one whose expressions are not
-    // defined everywhere, assigns its matched variables a default.
-    let mut item = Item::new(guarded(plan.expr(&local), out, &written));
+    // defined everywhere, holds the values of what it replicates there (`held.rs`).
+    let holds: Vec<Expr> =
+        writes.iter().map(|&(u, k)| held.value(plan, b, u, k).unwrap_or_else(|| number("0"))).collect();
+    let outside = if holds.iter().all(|h| matches!(&h.kind, ExprKind::Number(n) if n.as_str() == "0")) {
+        "trivial outside its modes"
+    } else {
+        "outside its modes it holds the other writers' values"
+    };
+    let mut item = Item::new(guarded(plan.expr(&local), out, &written, &holds));
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
-    item.comment = Some(format!("{label} ({why}: trivial outside its modes, paper 000 §4.7)"));
+    item.comment = Some(format!("{label} ({why}: {outside}, paper 000 §4.7)"));
     Ok(vec![item])
 }
 
@@ -157,13 +165,14 @@ fn part_label(plan: &Plan, p: usize) -> String {
     }
 }
 
-/// `if cond then eqs else w = 0 …`: the equations where `cond` holds, and outside it each
-/// written variable, matched to an equation, set to 0 (§4.7), so the tool's single-mode
-/// analysis solves the same variables with the same equations in both branches.
-pub(crate) fn guarded(cond: Expr, eqs: Vec<(Expr, Expr)>, written: &[Expr]) -> Equation {
+/// `if cond then eqs else w = h …`: the equations where `cond` holds, and outside it each
+/// written variable, matched to an equation, set to what it holds there (§4.7; `holds`,
+/// from `held.rs`: the other writers' value, or 0), so the tool's single-mode analysis
+/// solves the same variables with the same equations in both branches.
+pub(crate) fn guarded(cond: Expr, eqs: Vec<(Expr, Expr)>, written: &[Expr], holds: &[Expr]) -> Equation {
     let matched = match_block(&eqs, written);
     let then: Vec<_> = eqs.into_iter().map(|(l, r)| simple(l, r)).collect();
-    let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), number("0"))).collect();
+    let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), holds[w].clone())).collect();
     exprs::equation(EquationKind::If { branches: vec![(cond, then)], else_branch: Some(els.into()) })
 }
 
@@ -400,7 +409,8 @@ mod tests {
             .map(|s| (parse_expr(s[0]), parse_expr(s[1])))
             .collect();
         let written = [name("rho"), name("p"), name("h")];
-        let text = equation_to_string(&guarded(name("c"), eqs, &written), 0);
+        let zeros = vec![crate::rimis::exprs::number("0"); written.len()];
+        let text = equation_to_string(&guarded(name("c"), eqs, &written, &zeros), 0);
         let rows: Vec<&str> = text.lines().map(str::trim).collect();
         assert_eq!(
             rows,
