@@ -129,7 +129,9 @@ pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, ctx: &DiffContext
     let constant = |n: &str| plan.mdae.time_invariant.contains(n);
     let total = out.iter().all(|(l, r)| symbolic::is_total(l, &constant) && symbolic::is_total(r, &constant));
     if unconditional || (regular && total) {
-        let mut items: Vec<Item> = out.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect();
+        let unknown = |x: &Expr| is_real(plan, x);
+        let mut items: Vec<Item> =
+            out.into_iter().map(|(l, r)| Item::new(solved_derivative(l, r, &written, &unknown))).collect();
         if let Some(first) = items.first_mut() {
             first.comment = Some(label);
         }
@@ -148,6 +150,49 @@ pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, ctx: &DiffContext
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
     item.comment = Some(format!("{label} ({why}: {outside}, paper 000 §4.7)"));
     Ok(vec![item])
+}
+
+/// `l = r`, or, where it holds a written derivative `der(x)` under an if-expression and is
+/// affine in it, `der(x) = v` (issue 29, class 6): rumoca solves for a derivative only
+/// where it stands alone or in an affine product, not under an if
+/// (`0 = if b then der(x) - f else der(x) - g` becomes `der(x) = if b then f else g`).
+/// An equation that holds several written derivatives, or one not affine in it, stays.
+fn solved_derivative(l: Expr, r: Expr, written: &[Expr], unknown: &dyn Fn(&Expr) -> bool) -> Equation {
+    let zero = |x: &Expr| matches!(&x.kind, ExprKind::Number(n) if n.parse::<f64>() == Ok(0.0));
+    let residual = match (zero(&l), zero(&r)) {
+        (true, _) => r.clone(),
+        (_, true) => l.clone(),
+        _ => binary(BinOp::Sub, l.clone(), r.clone()),
+    };
+    let ders: Vec<&Expr> = written.iter().filter(|w| exprs::occurrence(w).is_some_and(|(_, k)| k > 0) && matches!(w.kind, ExprKind::Call(_))).collect();
+    let texts: Vec<String> = ders.iter().map(|d| expr_to_string(d)).collect();
+    let held: Vec<usize> = (0..ders.len())
+        .filter(|&i| {
+            let mut found = false;
+            exprs::for_each(&residual, &mut |x| found |= matches!(x.kind, ExprKind::Call(_)) && expr_to_string(x) == texts[i]);
+            found
+        })
+        .collect();
+    let [d] = held.as_slice() else { return simple(l, r) };
+    let target = |x: &Expr| matches!(x.kind, ExprKind::Call(_)) && expr_to_string(x) == texts[*d];
+    let mut under_if = false;
+    exprs::for_each(&residual, &mut |x| {
+        if let ExprKind::If(e) = &x.kind {
+            let has = |v: &Expr| {
+                let mut found = false;
+                exprs::for_each(v, &mut |y| found |= target(y));
+                found
+            };
+            under_if |= e.branches.iter().any(|(_, v)| has(v)) || has(&e.else_value);
+        }
+    });
+    if !under_if {
+        return simple(l, r);
+    }
+    match symbolic::solve_affine(&residual, &target, unknown) {
+        Some(v) => simple(ders[*d].clone(), v),
+        None => simple(l, r),
+    }
 }
 
 /// `Block k. cond: reads -- eqs -> writes` (the CDG block), or for a part of a split block
