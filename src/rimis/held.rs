@@ -12,46 +12,115 @@
 //! Input: the [`Plan`] with its parts. Output: per written variable, the expression to
 //! hold, or `None` (then 0, as before).
 //!
-//! Invariant: no algebraic loop in the output's single-mode structure. Reading another
-//! writer p adds the dependency p → b. Where p writes a higher derivative of u, its
-//! ρ_p(u^(k)) is a state replicate (integrated by DIFF): known, no dependency. Otherwise
-//! p is read only if b does not already reach p in the output's part graph (an edge w → r
-//! when r reads, within the instant, what w writes: through a replicate, a read
-//! multiplexer or the source, as `split.rs` builds it for blocks, plus the edges this pass
-//! adds), so the graph stays acyclic; the other writers are left out (the multiplexer's
-//! last branch then covers their modes), and with none left the value is 0. The
-//! multiplexed source u itself is never read: it is written from ρ_b.
+//! Invariant: no loop in the output's single-mode structure, algebraic or through a
+//! discrete variable. Reading another writer p adds the dependency p → b. Where p writes a
+//! higher derivative of u, its ρ_p(u^(k)) is a state replicate (integrated by DIFF): known,
+//! no dependency. Otherwise p is read only if b does not already reach p in the output's
+//! dependency graph, and a multiplexer over several writers only if b reaches none of the
+//! mode variables its conditions read; what would close a loop is left out, and with
+//! nothing left the value is 0 (as before). The graph (built before REPL, so it assumes
+//! the worst of what REPL will write): an edge w → r between parts when r reads, within
+//! the instant, what w writes (through a replicate, a read multiplexer or the source, as
+//! `split.rs` builds it for blocks); m → r when part r may read mode m (its condition, a
+//! §4.7 guard, or the condition of a writer it reads through a multiplexer); w → m when
+//! part w writes, as an algebraic value, a variable that m's mode equation or atom reads;
+//! m' → m when it reads the mode variable m'; plus the edges this pass adds. So no §4.7
+//! guard's else branch closes a loop through a `when`-equation (CupAndBall: the block of
+//! the rope holds 0 outside its mode, since its tension reaches `gamma`'s switch, which the
+//! free-flight blocks read). The multiplexed source u itself is never read: it is written
+//! from ρ_b.
 
+use super::guards::names_in;
 use super::plan::{Plan, Role};
 use crate::analysis::local::Local;
-use crate::mdae::VarId;
+use crate::mdae::{ModeKind, VarId};
 use crate::syntax::ast::Expr;
+use std::collections::BTreeMap;
 
-/// The output's part graph (module header): `succ[w]` holds the parts that read what
-/// part w writes within the instant.
+/// The output's dependency graph (module header): nodes are the parts, then the modes;
+/// `succ[x]` holds what depends on x within the instant.
 pub(crate) struct Held {
     succ: Vec<Vec<usize>>,
+    parts: usize,
+    /// The mode of each BDD variable of the mode space.
+    mode_of: BTreeMap<biodivine_lib_bdd::BddVariable, usize>,
 }
 
 impl Held {
-    /// The part graph of the plan's parts before any §4.7 guard reads another writer.
-    pub(crate) fn new(plan: &Plan) -> Held {
+    /// The graph of the plan's parts and modes before any §4.7 guard reads another writer;
+    /// `mode_eqs` are the input's mode equations (name, guard).
+    pub(crate) fn new(plan: &Plan, mode_eqs: &[(String, Expr)]) -> Held {
         let n = plan.part_block.len();
-        let mut succ = vec![Vec::new(); n];
+        let space = &plan.cdg.space;
+        let mode_of = space.mode_vars.iter().enumerate().map(|(m, &v)| (v, m)).collect();
+        let mut held = Held { succ: vec![Vec::new(); n + space.mode_vars.len()], parts: n, mode_of };
         for r in 0..n {
             let cond = plan.cond(plan.part_cond[r]).clone();
+            held.modes_to(plan.cond(plan.part_cond[r]), r);
             for &(u, i) in plan.cdg.blocks.get(plan.part_block[r]).reads {
                 if plan.roles[u.index()] != Role::Varying && !plan.leading_in(u, i, &cond) {
                     continue; // a kept state: known
                 }
-                for (w, k) in plan.def_in(u, i, &cond) {
+                let def = plan.def_in(u, i, &cond);
+                for &(w, k) in &def {
                     if k == i && w != r {
-                        succ[w].push(r);
+                        held.succ[w].push(r);
+                    }
+                    if def.len() > 1 {
+                        held.modes_to(plan.cond(plan.part_cond[w]), r); // read through a multiplexer
                     }
                 }
             }
         }
-        Held { succ }
+        // What each mode reads: its mode equation's guard, or its atom.
+        let mut reads: Vec<(usize, Expr)> = Vec::new();
+        for (m, mode) in plan.mdae.modes.iter().enumerate() {
+            match &mode.kind {
+                ModeKind::Atom { .. } => reads.extend(plan.mdae.atom_exprs.get(&crate::mdae::ModeId(m as u32)).map(|e| (m, e.clone()))),
+                ModeKind::Variable | ModeKind::Value { .. } => {
+                    let var = match &mode.kind {
+                        ModeKind::Value { var, .. } => var.as_str(),
+                        _ => mode.name.as_str(),
+                    };
+                    reads.extend(mode_eqs.iter().filter(|(v, _)| v == var).map(|(_, g)| (m, g.clone())));
+                }
+            }
+        }
+        for (m, guard) in reads {
+            for name in names_in(&guard) {
+                for (m2, mode) in plan.mdae.modes.iter().enumerate() {
+                    let var = match &mode.kind {
+                        ModeKind::Value { var, .. } => var.as_str(),
+                        _ => mode.name.as_str(),
+                    };
+                    if var == name {
+                        held.succ[n + m2].push(n + m);
+                    }
+                }
+                if let Some(&u) = plan.by_name.get(&name) {
+                    for &(w, k) in &plan.writers[u.index()] {
+                        if k == 0 {
+                            held.succ[w].push(n + m);
+                        }
+                    }
+                }
+            }
+        }
+        held
+    }
+
+    /// Edges m → `to` from every mode the set `c` reads.
+    fn modes_to(&mut self, c: &Local, to: usize) {
+        for m in self.modes_of(c) {
+            self.succ[self.parts + m].push(to);
+        }
+    }
+
+    /// The modes a set reads (the support of its BDD).
+    fn modes_of(&self, c: &Local) -> Vec<usize> {
+        let mut ms: Vec<usize> = c.g().support_set().iter().filter_map(|v| self.mode_of.get(v).copied()).collect();
+        ms.sort_unstable();
+        ms
     }
 
     /// What part `b`'s replicate of u^(k) holds outside cond(b) (module header).
@@ -64,25 +133,37 @@ impl Held {
             return None;
         }
         let others: Vec<(usize, u32)> = plan.def_in(u, k, &outside).into_iter().filter(|&(p, _)| p != b).collect();
-        let mut branches: Vec<(Local, Expr)> = Vec::new();
-        for (p, kp) in others {
-            let instantaneous = kp == k;
-            if instantaneous && self.reaches(b, p) {
-                continue;
-            }
-            if instantaneous {
+        let chosen: Vec<(usize, bool)> =
+            others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && self.reaches(b, p))).collect();
+        let mux_modes: Vec<usize> = if chosen.len() > 1 {
+            let mut ms: Vec<usize> =
+                chosen.iter().flat_map(|&(p, _)| self.modes_of(plan.cond(plan.part_cond[p]))).collect();
+            ms.sort_unstable();
+            ms.dedup();
+            ms
+        } else {
+            Vec::new()
+        };
+        if chosen.is_empty() || mux_modes.iter().any(|&m| self.reaches(b, self.parts + m)) {
+            return None;
+        }
+        for &(p, inst) in &chosen {
+            if inst {
                 self.succ[p].push(b);
             }
-            branches.push((plan.cond_local(plan.part_cond[p]), plan.written(p, u, k)));
         }
+        for m in mux_modes {
+            self.succ[self.parts + m].push(b);
+        }
+        let branches: Vec<(Local, Expr)> =
+            chosen.iter().map(|&(p, _)| (plan.cond_local(plan.part_cond[p]), plan.written(p, u, k))).collect();
         match branches.as_slice() {
-            [] => None,
             [(_, e)] => Some(e.clone()),
             _ => Some(plan.case(&branches, &outside)),
         }
     }
 
-    /// Is `to` reachable from `from` in the part graph?
+    /// Is `to` reachable from `from` in the graph?
     fn reaches(&self, from: usize, to: usize) -> bool {
         let mut seen = vec![false; self.succ.len()];
         let mut stack = vec![from];
