@@ -5,7 +5,8 @@
 //! Input: the parsed file, its [`Mdae`] and [`Cdg`]. Output: [`RimisModel`], the new
 //! model as AST pieces (declarations, replicates with what they hold, equation
 //! sections with their comments), printed by `emit`. Files: `plan` (conditions, roles,
-//! names ρ), `sections` (REPL, MULTI, DIFF, REINIT, INIT), `guards` (mode equations on
+//! names ρ), `sections` (REPL, MULTI, DIFF, REINIT, INIT), `held` (what a §4.7-guarded
+//! block holds outside its modes), `checks` (consistency asserts), `guards` (mode equations on
 //! left limits), `restart` (warnings for restarts RIMIS cannot guarantee), `source`
 //! (what is kept from the input), `symbolic` (simplification, π_q, δ_k).
 

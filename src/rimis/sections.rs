@@ -1,5 +1,7 @@
 //! The sections of paper 000 §4.6.3, one function each: REPL (the replicated
-//! equations of every block, with the §4.7 guard of nonlinear blocks), MULTI (the
+//! equations of every block, with the §4.7 guard of nonlinear blocks, which hold outside
+//! their modes what `held.rs` gives; an equation that holds its block's written derivative
+//! under an if-expression is solved for it where affine, issue 29 class 6), MULTI (the
 //! multiplexers), DIFF (`der(ρ^i) = ρ^{i+1}`), REINIT (a state replicate takes the
 //! source's value when its mode is entered); INIT is `init.rs`. DECL is the plan's list of
 //! declared names.
