@@ -658,7 +658,13 @@ fn a_derivative_under_an_if_is_solved_in_the_output() {
     assert!(out.contains("  der(x) = if b then "), "{out}");
     let before = "  // Block 1. e7 -> x'\n  0 = if b then der(x) - cos(time) else 2 * der(x) - 2 * cos(time);\n  // Block 2. b: x -- e9 -> y\n";
     assert!(derivatives_solved(before).is_err());
-    assert!(derivatives_solved(&before.replace("0 = if b then der(x) - cos(time) else 2 * der(x) - 2 * cos(time)", "der(x) = if b then cos(time) else cos(time)")).is_ok());
+    assert!(
+        derivatives_solved(&before.replace(
+            "0 = if b then der(x) - cos(time) else 2 * der(x) - 2 * cos(time)",
+            "der(x) = if b then cos(time) else cos(time)"
+        ))
+        .is_ok()
+    );
 }
 
 /// Issue 29, class 5: outside its mode a §4.7-guarded block holds the values of what it

@@ -86,7 +86,11 @@ pub(crate) fn consistency_checks(
             Some((n, _)) if plan.by_name.contains_key(&*n) => nominal(&n).map(|v| call("abs", vec![v])),
             _ => None,
         };
-        let holds = binary(BinOp::Le, call("abs", vec![read.clone()]), binary(BinOp::Mul, name(tol), scale(&read, &unknown, &floor)));
+        let holds = binary(
+            BinOp::Le,
+            call("abs", vec![read.clone()]),
+            binary(BinOp::Mul, name(tol), scale(&read, &unknown, &floor)),
+        );
         let holds = rewrite(&holds, &mut |x| {
             if let ExprKind::Call(c) = &x.kind
                 && matches!(c.function.text.as_str(), "pre" | "initial" | "terminal")
@@ -183,7 +187,8 @@ fn monomials(e: &Expr, unknown: &dyn Fn(&Expr) -> bool) -> Vec<Monomial> {
             let inv = Monomial { known: vec![binary(BinOp::Div, number("1"), xs[1].clone())], unknown: Vec::new() };
             times(monomials(&xs[0], unknown), &[inv]).unwrap_or_else(atom)
         }
-        ExprKind::Binary(BinOp::Pow, xs) if matches!(&xs[1].kind, ExprKind::Number(n) if matches!(n.as_str(), "2" | "3" | "4")) => {
+        ExprKind::Binary(BinOp::Pow, xs) if matches!(&xs[1].kind, ExprKind::Number(n) if matches!(n.as_str(), "2" | "3" | "4")) =>
+        {
             let ExprKind::Number(n) = &xs[1].kind else { unreachable!("matched") };
             let base = monomials(&xs[0], unknown);
             let k: usize = n.as_str().parse().unwrap_or(2);

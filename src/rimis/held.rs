@@ -76,7 +76,9 @@ impl Held {
         let mut reads: Vec<(usize, Expr)> = Vec::new();
         for (m, mode) in plan.mdae.modes.iter().enumerate() {
             match &mode.kind {
-                ModeKind::Atom { .. } => reads.extend(plan.mdae.atom_exprs.get(&crate::mdae::ModeId(m as u32)).map(|e| (m, e.clone()))),
+                ModeKind::Atom { .. } => {
+                    reads.extend(plan.mdae.atom_exprs.get(&crate::mdae::ModeId(m as u32)).map(|e| (m, e.clone())))
+                }
                 ModeKind::Variable | ModeKind::Value { .. } => {
                     let var = match &mode.kind {
                         ModeKind::Value { var, .. } => var.as_str(),

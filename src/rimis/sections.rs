@@ -166,12 +166,17 @@ fn solved_derivative(l: Expr, r: Expr, written: &[Expr], unknown: &dyn Fn(&Expr)
         (_, true) => l.clone(),
         _ => binary(BinOp::Sub, l.clone(), r.clone()),
     };
-    let ders: Vec<&Expr> = written.iter().filter(|w| exprs::occurrence(w).is_some_and(|(_, k)| k > 0) && matches!(w.kind, ExprKind::Call(_))).collect();
+    let ders: Vec<&Expr> = written
+        .iter()
+        .filter(|w| exprs::occurrence(w).is_some_and(|(_, k)| k > 0) && matches!(w.kind, ExprKind::Call(_)))
+        .collect();
     let texts: Vec<String> = ders.iter().map(|d| expr_to_string(d)).collect();
     let held: Vec<usize> = (0..ders.len())
         .filter(|&i| {
             let mut found = false;
-            exprs::for_each(&residual, &mut |x| found |= matches!(x.kind, ExprKind::Call(_)) && expr_to_string(x) == texts[i]);
+            exprs::for_each(&residual, &mut |x| {
+                found |= matches!(x.kind, ExprKind::Call(_)) && expr_to_string(x) == texts[i]
+            });
             found
         })
         .collect();

@@ -43,7 +43,11 @@ pub fn is_affine_in(e: &Expr, is_unknown: &dyn Fn(&Expr) -> bool) -> bool {
 /// coefficient a free of every unknown (`is_unknown`) and of if-expressions (never a
 /// coefficient that vanishes in some branch), not the literal 0: the value `-r / a`,
 /// simplified. `None` where the residual is not of that form.
-pub fn solve_affine(residual: &Expr, is_target: &dyn Fn(&Expr) -> bool, is_unknown: &dyn Fn(&Expr) -> bool) -> Option<Expr> {
+pub fn solve_affine(
+    residual: &Expr,
+    is_target: &dyn Fn(&Expr) -> bool,
+    is_unknown: &dyn Fn(&Expr) -> bool,
+) -> Option<Expr> {
     if let ExprKind::If(x) = &residual.kind {
         let free = |c: &Expr| !any_sub(c, is_target);
         let mut branches = Vec::with_capacity(x.branches.len());
@@ -131,7 +135,10 @@ mod tests {
     /// `der(x) = if b then … else …`, not `0 = if b then der(x) - … else …`).
     #[test]
     fn a_derivative_under_an_if_is_solved_branch_by_branch() {
-        assert_eq!(solved("if b then der(x) - cos(time) + 2 * x else der(x) + 3 * x").as_deref(), Some("if b then cos(time) - 2 * x else -3 * x"));
+        assert_eq!(
+            solved("if b then der(x) - cos(time) + 2 * x else der(x) + 3 * x").as_deref(),
+            Some("if b then cos(time) - 2 * x else -3 * x")
+        );
         assert_eq!(solved("if b then der(x) else 3.0 * der(x)").as_deref(), Some("0"));
         assert_eq!(solved("x + der(x) + der(x) - time").as_deref(), Some("(time - x) / 2"));
         assert_eq!(solved("p * der(x) - 1").as_deref(), Some("1 / p"));
@@ -141,7 +148,14 @@ mod tests {
     /// is not affine, nothing is solved.
     #[test]
     fn nothing_is_solved_where_the_coefficient_may_vanish() {
-        for src in ["x * der(x) - 1", "der(x) * (if b then 1 else 0) - 1", "sin(der(x))", "if der(x) > 0 then 1 else 2", "if b then der(x) else x - 1", "0 * der(x) + x"] {
+        for src in [
+            "x * der(x) - 1",
+            "der(x) * (if b then 1 else 0) - 1",
+            "sin(der(x))",
+            "if der(x) > 0 then 1 else 2",
+            "if b then der(x) else x - 1",
+            "0 * der(x) + x",
+        ] {
             assert_eq!(solved(src), None, "{src}");
         }
     }
