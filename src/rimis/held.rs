@@ -33,9 +33,10 @@
 use super::guards::names_in;
 use super::plan::{Plan, Role};
 use crate::analysis::local::Local;
+use crate::mdae::Mode;
 use crate::mdae::{ModeKind, VarId};
-use crate::syntax::ast::Expr;
-use std::collections::BTreeMap;
+use crate::syntax::ast::{Equation, EquationKind, Expr};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The output's dependency graph (module header): nodes are the parts, then the modes;
 /// `succ[x]` holds what depends on x within the instant.
@@ -48,8 +49,9 @@ pub(crate) struct Held {
 
 impl Held {
     /// The graph of the plan's parts and modes before any §4.7 guard reads another writer;
-    /// `mode_eqs` are the input's mode equations (name, guard).
-    pub(crate) fn new(plan: &Plan, mode_eqs: &[(String, Expr)]) -> Held {
+    /// `kept` are the input's equations that are not real mDAE equations (mode equations,
+    /// when-equations, asserts).
+    pub(crate) fn new(plan: &Plan, kept: &[Equation]) -> Held {
         let n = plan.part_block.len();
         let space = &plan.cdg.space;
         let mode_of = space.mode_vars.iter().enumerate().map(|(m, &v)| (v, m)).collect();
@@ -72,30 +74,22 @@ impl Held {
                 }
             }
         }
-        // What each mode reads: its mode equation's guard, or its atom.
-        let mut reads: Vec<(usize, Expr)> = Vec::new();
+        // What each mode reads: every name of the kept equations (mode equations, when-
+        // equations) that define its variable, or its atom.
+        let defs = definitions(kept);
         for (m, mode) in plan.mdae.modes.iter().enumerate() {
-            match &mode.kind {
+            let reads: BTreeSet<String> = match &mode.kind {
                 ModeKind::Atom { .. } => {
-                    reads.extend(plan.mdae.atom_exprs.get(&crate::mdae::ModeId(m as u32)).map(|e| (m, e.clone())))
+                    plan.mdae.atom_exprs.get(&crate::mdae::ModeId(m as u32)).map(names_in).unwrap_or_default()
                 }
                 ModeKind::Variable | ModeKind::Value { .. } => {
-                    let var = match &mode.kind {
-                        ModeKind::Value { var, .. } => var.as_str(),
-                        _ => mode.name.as_str(),
-                    };
-                    reads.extend(mode_eqs.iter().filter(|(v, _)| v == var).map(|(_, g)| (m, g.clone())));
+                    let var = variable(mode);
+                    defs.iter().filter(|(d, _)| d.contains(var)).flat_map(|(_, r)| r.iter().cloned()).collect()
                 }
-            }
-        }
-        for (m, guard) in reads {
-            for name in names_in(&guard) {
-                for (m2, mode) in plan.mdae.modes.iter().enumerate() {
-                    let var = match &mode.kind {
-                        ModeKind::Value { var, .. } => var.as_str(),
-                        _ => mode.name.as_str(),
-                    };
-                    if var == name {
+            };
+            for name in reads {
+                for (m2, mode2) in plan.mdae.modes.iter().enumerate() {
+                    if variable(mode2) == name {
                         held.succ[n + m2].push(n + m);
                     }
                 }
@@ -179,4 +173,44 @@ impl Held {
         }
         false
     }
+}
+
+/// The variable a mode stands for (a Boolean's name, an Integer's for `k == v`).
+fn variable(mode: &Mode) -> &str {
+    match &mode.kind {
+        ModeKind::Value { var, .. } => var,
+        _ => &mode.name,
+    }
+}
+
+/// Per kept equation, the names it defines (left sides, in every branch) and every name it
+/// reads within the instant (conditions and right sides; `pre(…)` is known).
+fn definitions(kept: &[Equation]) -> Vec<(BTreeSet<String>, BTreeSet<String>)> {
+    fn walk(eq: &Equation, defs: &mut BTreeSet<String>, reads: &mut BTreeSet<String>) {
+        let body =
+            |cond: Option<&Expr>, eqs: &[Equation], defs: &mut BTreeSet<String>, reads: &mut BTreeSet<String>| {
+                reads.extend(cond.map(names_in).unwrap_or_default());
+                eqs.iter().for_each(|e| walk(e, defs, reads));
+            };
+        match &eq.kind {
+            EquationKind::Simple { lhs, rhs } => {
+                defs.extend(names_in(lhs));
+                reads.extend(names_in(rhs));
+            }
+            EquationKind::If { branches, else_branch } => {
+                branches.iter().for_each(|(c, b)| body(Some(c), b, defs, reads));
+                else_branch.iter().for_each(|b| body(None, b, defs, reads));
+            }
+            EquationKind::When { branches } => branches.iter().for_each(|(c, b)| body(Some(c), b, defs, reads)),
+            EquationKind::For { body: b, .. } => body(None, b, defs, reads),
+            EquationKind::Call(_) | EquationKind::Connect(_) => {}
+        }
+    }
+    kept.iter()
+        .map(|eq| {
+            let (mut defs, mut reads) = (BTreeSet::new(), BTreeSet::new());
+            walk(eq, &mut defs, &mut reads);
+            (defs, reads)
+        })
+        .collect()
 }

@@ -261,7 +261,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // REPL, block by block, and the instantaneous dependencies of what each writes.
     let mut deps: Deps = BTreeMap::new();
     let mut repl = Vec::new();
-    let mut held = held::Held::new(&plan, &src.mode_equations());
+    let mut held = held::Held::new(&plan, &src.kept);
     for b in 0..plan.part_block.len() {
         let items = sections::repl(&mut plan, &mut held, b, &ctx)?;
         let mut used = std::collections::BTreeSet::new();
