@@ -74,6 +74,7 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     if unchanged {
         return Ok(());
     }
+    derivatives_solved(out)?;
     if let Some(i) = structure.c.iter().position(|&c| c != 0) {
         return Err(format!(
             "the output needs index reduction: c = {} for `{}`",
@@ -109,6 +110,37 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
             if !blt.contains(eqs) {
                 let texts: Vec<String> = eqs.iter().map(|&i| m.text(mdae::EqId(i as u32))).collect();
                 return Err(format!("block {k} part {j} ({texts:?}) is not a block of the output's BLT"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Issue 29, class 6: no equation the output writes for a block holds that block's written
+/// derivative `der(x)` under an if-expression unless it is solved for it (`der(x) = …`):
+/// rumoca cannot compute `0 = if b then der(x) - … else …`. The block's writes are read
+/// from its `// Block k. …: reads -- eqs -> writes` comment (`x'` is der(x)).
+fn derivatives_solved(out: &str) -> Result<(), String> {
+    let mut writes: Vec<String> = Vec::new();
+    for line in out.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("// Block ") {
+            let ws = rest.split(" -> ").nth(1).unwrap_or("");
+            let ws = ws.split(" (").next().unwrap_or("").split("; this part").next().unwrap_or("");
+            writes = ws
+                .split_whitespace()
+                .filter_map(|w| w.strip_suffix('\'').filter(|v| !v.ends_with('\'')))
+                .map(|v| format!("der({v})"))
+                .collect();
+            continue;
+        }
+        if line.starts_with("//") {
+            writes.clear();
+            continue;
+        }
+        let Some(at) = line.find("if ") else { continue };
+        for d in &writes {
+            if line[at..].contains(d.as_str()) && !line.starts_with(&format!("{d} =")) {
+                return Err(format!("`{line}` holds {d}, which its block writes, under an if (not solved for it)"));
             }
         }
     }
@@ -633,4 +665,35 @@ fn the_self_check_refuses_an_output_singular_in_some_mode() {
     let (new, _) = transform("V1.mo", &input).unwrap();
     assert!(new.contains("r_1__1 = 1.0;"), "{new}");
     regular_in_every_valid_mode(&new).unwrap();
+}
+
+/// Issue 29, class 6: the output of a rewritten model whose block holds der(x) under an
+/// if-expression solves it for der(x) (DerUnderIfRewritten), and the check of
+/// [`guarantee`] refuses the form rumoca cannot compute (the output before the fix).
+#[test]
+fn a_derivative_under_an_if_is_solved_in_the_output() {
+    let out = rewritten_with_guarantee("DerUnderIfRewritten.mo");
+    assert!(out.contains("  der(x) = if b then "), "{out}");
+    let before = "  // Block 1. e7 -> x'\n  0 = if b then der(x) - cos(time) else 2 * der(x) - 2 * cos(time);\n  // Block 2. b: x -- e9 -> y\n";
+    assert!(derivatives_solved(before).is_err());
+    assert!(
+        derivatives_solved(&before.replace(
+            "0 = if b then der(x) - cos(time) else 2 * der(x) - 2 * cos(time)",
+            "der(x) = if b then cos(time) else cos(time)"
+        ))
+        .is_ok()
+    );
+}
+
+/// Issue 29, class 5: outside its mode a §4.7-guarded block holds the values of what it
+/// replicates there (the other writer's replicate), not 0 (WrongRootAfterTrivialBlock, the
+/// reproducer's hand edit); where that would close a loop through a when-equation
+/// (CupAndBall: the rope's tension reaches `gamma`'s switch, which the free-flight blocks
+/// read) it holds 0.
+#[test]
+fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
+    let out = rewritten_with_guarantee("WrongRootAfterTrivialBlock.mo");
+    assert!(out.contains("    x2_2 = x2_1;\n    x4_2 = x4_1;\n"), "{out}");
+    let out = rewritten_with_guarantee("CupAndBall.mo");
+    assert!(out.contains("    lambda_2 = 0;\n"), "{out}");
 }

@@ -5,7 +5,8 @@
 //! Input: the parsed file, its [`Mdae`] and [`Cdg`]. Output: [`RimisModel`], the new
 //! model as AST pieces (declarations, replicates with what they hold, equation
 //! sections with their comments), printed by `emit`. Files: `plan` (conditions, roles,
-//! names ρ), `sections` (REPL, MULTI, DIFF, REINIT, INIT), `guards` (mode equations on
+//! names ρ), `sections` (REPL, MULTI, DIFF, REINIT, INIT), `held` (what a §4.7-guarded
+//! block holds outside its modes), `checks` (consistency asserts), `guards` (mode equations on
 //! left limits), `restart` (warnings for restarts RIMIS cannot guarantee), `source`
 //! (what is kept from the input), `symbolic` (simplification, π_q, δ_k).
 
@@ -13,6 +14,7 @@ mod as_written;
 mod checks;
 mod exprs;
 mod guards;
+mod held;
 mod impact_laws;
 mod impulses;
 mod init;
@@ -259,8 +261,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // REPL, block by block, and the instantaneous dependencies of what each writes.
     let mut deps: Deps = BTreeMap::new();
     let mut repl = Vec::new();
+    let mut held = held::Held::new(&plan, &src.kept);
     for b in 0..plan.part_block.len() {
-        let items = sections::repl(&mut plan, b, &ctx)?;
+        let items = sections::repl(&mut plan, &mut held, b, &ctx)?;
         let mut used = std::collections::BTreeSet::new();
         for it in &items {
             collect_names(&it.equation, &mut used);
@@ -367,7 +370,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let unrestored: Vec<&restart::Unguaranteed> = restarts.unrestored.iter().map(|&k| &unguaranteed[k]).collect();
     let tolerance = (!unrestored.is_empty()).then(|| plan.namer.fresh("consistency_tolerance"));
     let checks = match &tolerance {
-        Some(tol) => checks::consistency_checks(&mut plan, &unrestored, tol, &ctx)?,
+        Some(tol) => {
+            let nominal = |n: &str| src.modifier(n, "nominal").cloned();
+            checks::consistency_checks(&mut plan, &unrestored, tol, &nominal, &ctx)?
+        }
         None => Vec::new(),
     };
     let user = init::names_in_initial_sections(&src.kept_parts);

@@ -1,10 +1,13 @@
 //! The sections of paper 000 §4.6.3, one function each: REPL (the replicated
-//! equations of every block, with the §4.7 guard of nonlinear blocks), MULTI (the
+//! equations of every block, with the §4.7 guard of nonlinear blocks, which hold outside
+//! their modes what `held.rs` gives; an equation that holds its block's written derivative
+//! under an if-expression is solved for it where affine, issue 29 class 6), MULTI (the
 //! multiplexers), DIFF (`der(ρ^i) = ρ^{i+1}`), REINIT (a state replicate takes the
 //! source's value when its mode is entered); INIT is `init.rs`. DECL is the plan's list of
 //! declared names.
 
 use super::exprs::{self, binary, call, name, number, rewrite, simple};
+use super::held::Held;
 use super::plan::{Plan, Role};
 use super::symbolic::{self, Decision, DiffContext};
 use super::{Item, RimisError};
@@ -89,7 +92,7 @@ pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr
 /// REPL for part `b` (a block, or a part of one): each (q, k) ∈ Eqs(b) as
 /// σ_b(δ_k(π_{cond(b)}(q))), behind the §4.7 guard when the part is conditional and not
 /// affine in what it writes.
-pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
+pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
     let block = plan.cdg.blocks.get(plan.part_block[b]);
     let cnum = plan.part_cond[b];
     let local = plan.cond_local(cnum);
@@ -128,18 +131,75 @@ pub(crate) fn repl(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Vec<I
     let constant = |n: &str| plan.mdae.time_invariant.contains(n);
     let total = out.iter().all(|(l, r)| symbolic::is_total(l, &constant) && symbolic::is_total(r, &constant));
     if unconditional || (regular && total) {
-        let mut items: Vec<Item> = out.into_iter().map(|(l, r)| Item::new(simple(l, r))).collect();
+        let unknown = |x: &Expr| is_real(plan, x);
+        let mut items: Vec<Item> =
+            out.into_iter().map(|(l, r)| Item::new(solved_derivative(l, r, &written, &unknown))).collect();
         if let Some(first) = items.first_mut() {
             first.comment = Some(label);
         }
         return Ok(items);
     }
     // §4.7: outside its modes a nonlinear block, or one whose expressions are not
-    // defined everywhere, assigns its matched variables a default.
-    let mut item = Item::new(guarded(plan.expr(&local), out, &written));
+    // defined everywhere, holds the values of what it replicates there (`held.rs`).
+    let holds: Vec<Expr> =
+        writes.iter().map(|&(u, k)| held.value(plan, b, u, k).unwrap_or_else(|| number("0"))).collect();
+    let outside = if holds.iter().all(|h| matches!(&h.kind, ExprKind::Number(n) if n.as_str() == "0")) {
+        "trivial outside its modes"
+    } else {
+        "outside its modes it holds the other writers' values"
+    };
+    let mut item = Item::new(guarded(plan.expr(&local), out, &written, &holds));
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
-    item.comment = Some(format!("{label} ({why}: trivial outside its modes, paper 000 §4.7)"));
+    item.comment = Some(format!("{label} ({why}: {outside}, paper 000 §4.7)"));
     Ok(vec![item])
+}
+
+/// `l = r`, or, where it holds a written derivative `der(x)` under an if-expression and is
+/// affine in it, `der(x) = v` (issue 29, class 6): rumoca solves for a derivative only
+/// where it stands alone or in an affine product, not under an if
+/// (`0 = if b then der(x) - f else der(x) - g` becomes `der(x) = if b then f else g`).
+/// An equation that holds several written derivatives, or one not affine in it, stays.
+fn solved_derivative(l: Expr, r: Expr, written: &[Expr], unknown: &dyn Fn(&Expr) -> bool) -> Equation {
+    let zero = |x: &Expr| matches!(&x.kind, ExprKind::Number(n) if n.parse::<f64>() == Ok(0.0));
+    let residual = match (zero(&l), zero(&r)) {
+        (true, _) => r.clone(),
+        (_, true) => l.clone(),
+        _ => binary(BinOp::Sub, l.clone(), r.clone()),
+    };
+    let ders: Vec<&Expr> = written
+        .iter()
+        .filter(|w| exprs::occurrence(w).is_some_and(|(_, k)| k > 0) && matches!(w.kind, ExprKind::Call(_)))
+        .collect();
+    let texts: Vec<String> = ders.iter().map(|d| expr_to_string(d)).collect();
+    let held: Vec<usize> = (0..ders.len())
+        .filter(|&i| {
+            let mut found = false;
+            exprs::for_each(&residual, &mut |x| {
+                found |= matches!(x.kind, ExprKind::Call(_)) && expr_to_string(x) == texts[i]
+            });
+            found
+        })
+        .collect();
+    let [d] = held.as_slice() else { return simple(l, r) };
+    let target = |x: &Expr| matches!(x.kind, ExprKind::Call(_)) && expr_to_string(x) == texts[*d];
+    let mut under_if = false;
+    exprs::for_each(&residual, &mut |x| {
+        if let ExprKind::If(e) = &x.kind {
+            let has = |v: &Expr| {
+                let mut found = false;
+                exprs::for_each(v, &mut |y| found |= target(y));
+                found
+            };
+            under_if |= e.branches.iter().any(|(_, v)| has(v)) || has(&e.else_value);
+        }
+    });
+    if !under_if {
+        return simple(l, r);
+    }
+    match symbolic::solve_affine(&residual, &target, unknown) {
+        Some(v) => simple(ders[*d].clone(), v),
+        None => simple(l, r),
+    }
 }
 
 /// `Block k. cond: reads -- eqs -> writes` (the CDG block), or for a part of a split block
@@ -157,13 +217,14 @@ fn part_label(plan: &Plan, p: usize) -> String {
     }
 }
 
-/// `if cond then eqs else w = 0 …`: the equations where `cond` holds, and outside it each
-/// written variable, matched to an equation, set to 0 (§4.7), so the tool's single-mode
-/// analysis solves the same variables with the same equations in both branches.
-pub(crate) fn guarded(cond: Expr, eqs: Vec<(Expr, Expr)>, written: &[Expr]) -> Equation {
+/// `if cond then eqs else w = h …`: the equations where `cond` holds, and outside it each
+/// written variable, matched to an equation, set to what it holds there (§4.7; `holds`,
+/// from `held.rs`: the other writers' value, or 0), so the tool's single-mode analysis
+/// solves the same variables with the same equations in both branches.
+pub(crate) fn guarded(cond: Expr, eqs: Vec<(Expr, Expr)>, written: &[Expr], holds: &[Expr]) -> Equation {
     let matched = match_block(&eqs, written);
     let then: Vec<_> = eqs.into_iter().map(|(l, r)| simple(l, r)).collect();
-    let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), number("0"))).collect();
+    let els: Vec<_> = matched.iter().map(|&w| simple(written[w].clone(), holds[w].clone())).collect();
     exprs::equation(EquationKind::If { branches: vec![(cond, then)], else_branch: Some(els.into()) })
 }
 
@@ -400,7 +461,8 @@ mod tests {
             .map(|s| (parse_expr(s[0]), parse_expr(s[1])))
             .collect();
         let written = [name("rho"), name("p"), name("h")];
-        let text = equation_to_string(&guarded(name("c"), eqs, &written), 0);
+        let zeros = vec![crate::rimis::exprs::number("0"); written.len()];
+        let text = equation_to_string(&guarded(name("c"), eqs, &written, &zeros), 0);
         let rows: Vec<&str> = text.lines().map(str::trim).collect();
         assert_eq!(
             rows,

@@ -27,7 +27,7 @@ pub(crate) mod testutil;
 
 pub use diff::{DiffContext, SymError, differentiate_n, expand_derivatives, time_derivative};
 pub use functions::{Body, DerivativeAnnotation, Function, Functions, Param};
-pub use linear::{is_affine_in, unknowns_in};
+pub use linear::{is_affine_in, solve_affine, unknowns_in};
 pub use partial::{Assumption, Decision, partial_eval, partial_eval_in};
 pub use simplify::simplify;
 pub use total::is_total;

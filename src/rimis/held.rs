@@ -1,0 +1,216 @@
+//! What a §4.7-guarded block holds outside its modes (issue 29, class 5).
+//!
+//! A nonlinear (or partial) conditional block is written `if cond then eqs else w = …`
+//! (`sections::guarded`). Entering its modes, the simulator solves the block starting
+//! from the values it held just before; held at 0, the solve may land on another root
+//! (WrongRootAfterTrivialBlock: x2 jumped by 0.58, silently), where the original's solver
+//! would have gone on from the variable's current value. So outside cond(b) each written
+//! replicate ρ_b(u^(k)) holds the value of u^(k) there: the replicate of the other
+//! writers of u^(k) under their conditions (`x2_2 = x2_1`), one directly, several through
+//! a multiplexer on their conditions.
+//!
+//! Input: the [`Plan`] with its parts. Output: per written variable, the expression to
+//! hold, or `None` (then 0, as before).
+//!
+//! Invariant: no loop in the output's single-mode structure, algebraic or through a
+//! discrete variable. Reading another writer p adds the dependency p → b. Where p writes a
+//! higher derivative of u, its ρ_p(u^(k)) is a state replicate (integrated by DIFF): known,
+//! no dependency. Otherwise p is read only if b does not already reach p in the output's
+//! dependency graph, and a multiplexer over several writers only if b reaches none of the
+//! mode variables its conditions read; what would close a loop is left out, and with
+//! nothing left the value is 0 (as before). The graph (built before REPL, so it assumes
+//! the worst of what REPL will write): an edge w → r between parts when r reads, within
+//! the instant, what w writes (through a replicate, a read multiplexer or the source, as
+//! `split.rs` builds it for blocks); m → r when part r may read mode m (its condition, a
+//! §4.7 guard, or the condition of a writer it reads through a multiplexer); w → m when
+//! part w writes, as an algebraic value, a variable that m's mode equation or atom reads;
+//! m' → m when it reads the mode variable m'; plus the edges this pass adds. So no §4.7
+//! guard's else branch closes a loop through a `when`-equation (CupAndBall: the block of
+//! the rope holds 0 outside its mode, since its tension reaches `gamma`'s switch, which the
+//! free-flight blocks read). The multiplexed source u itself is never read: it is written
+//! from ρ_b.
+
+use super::guards::names_in;
+use super::plan::{Plan, Role};
+use crate::analysis::local::Local;
+use crate::mdae::Mode;
+use crate::mdae::{ModeKind, VarId};
+use crate::syntax::ast::{Equation, EquationKind, Expr};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The output's dependency graph (module header): nodes are the parts, then the modes;
+/// `succ[x]` holds what depends on x within the instant.
+pub(crate) struct Held {
+    succ: Vec<Vec<usize>>,
+    parts: usize,
+    /// The mode of each BDD variable of the mode space.
+    mode_of: BTreeMap<biodivine_lib_bdd::BddVariable, usize>,
+}
+
+impl Held {
+    /// The graph of the plan's parts and modes before any §4.7 guard reads another writer;
+    /// `kept` are the input's equations that are not real mDAE equations (mode equations,
+    /// when-equations, asserts).
+    pub(crate) fn new(plan: &Plan, kept: &[Equation]) -> Held {
+        let n = plan.part_block.len();
+        let space = &plan.cdg.space;
+        let mode_of = space.mode_vars.iter().enumerate().map(|(m, &v)| (v, m)).collect();
+        let mut held = Held { succ: vec![Vec::new(); n + space.mode_vars.len()], parts: n, mode_of };
+        for r in 0..n {
+            let cond = plan.cond(plan.part_cond[r]).clone();
+            held.modes_to(plan.cond(plan.part_cond[r]), r);
+            for &(u, i) in plan.cdg.blocks.get(plan.part_block[r]).reads {
+                if plan.roles[u.index()] != Role::Varying && !plan.leading_in(u, i, &cond) {
+                    continue; // a kept state: known
+                }
+                let def = plan.def_in(u, i, &cond);
+                for &(w, k) in &def {
+                    if k == i && w != r {
+                        held.succ[w].push(r);
+                    }
+                    if def.len() > 1 {
+                        held.modes_to(plan.cond(plan.part_cond[w]), r); // read through a multiplexer
+                    }
+                }
+            }
+        }
+        // What each mode reads: every name of the kept equations (mode equations, when-
+        // equations) that define its variable, or its atom.
+        let defs = definitions(kept);
+        for (m, mode) in plan.mdae.modes.iter().enumerate() {
+            let reads: BTreeSet<String> = match &mode.kind {
+                ModeKind::Atom { .. } => {
+                    plan.mdae.atom_exprs.get(&crate::mdae::ModeId(m as u32)).map(names_in).unwrap_or_default()
+                }
+                ModeKind::Variable | ModeKind::Value { .. } => {
+                    let var = variable(mode);
+                    defs.iter().filter(|(d, _)| d.contains(var)).flat_map(|(_, r)| r.iter().cloned()).collect()
+                }
+            };
+            for name in reads {
+                for (m2, mode2) in plan.mdae.modes.iter().enumerate() {
+                    if variable(mode2) == name {
+                        held.succ[n + m2].push(n + m);
+                    }
+                }
+                if let Some(&u) = plan.by_name.get(&name) {
+                    for &(w, k) in &plan.writers[u.index()] {
+                        if k == 0 {
+                            held.succ[w].push(n + m);
+                        }
+                    }
+                }
+            }
+        }
+        held
+    }
+
+    /// Edges m → `to` from every mode the set `c` reads.
+    fn modes_to(&mut self, c: &Local, to: usize) {
+        for m in self.modes_of(c) {
+            self.succ[self.parts + m].push(to);
+        }
+    }
+
+    /// The modes a set reads (the support of its BDD).
+    fn modes_of(&self, c: &Local) -> Vec<usize> {
+        let mut ms: Vec<usize> = c.g().support_set().iter().filter_map(|v| self.mode_of.get(v).copied()).collect();
+        ms.sort_unstable();
+        ms
+    }
+
+    /// What part `b`'s replicate of u^(k) holds outside cond(b) (module header).
+    pub(crate) fn value(&mut self, plan: &mut Plan, b: usize, u: VarId, k: u32) -> Option<Expr> {
+        if plan.roles[u.index()] == (Role::Untouched { d: k }) {
+            return None; // its only writer: no other value to hold
+        }
+        let outside = plan.factored.and_not(&plan.care_local, plan.cond(plan.part_cond[b]));
+        if plan.factored.is_false(&outside) {
+            return None;
+        }
+        let others: Vec<(usize, u32)> = plan.def_in(u, k, &outside).into_iter().filter(|&(p, _)| p != b).collect();
+        let chosen: Vec<(usize, bool)> =
+            others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && self.reaches(b, p))).collect();
+        let mux_modes: Vec<usize> = if chosen.len() > 1 {
+            let mut ms: Vec<usize> =
+                chosen.iter().flat_map(|&(p, _)| self.modes_of(plan.cond(plan.part_cond[p]))).collect();
+            ms.sort_unstable();
+            ms.dedup();
+            ms
+        } else {
+            Vec::new()
+        };
+        if chosen.is_empty() || mux_modes.iter().any(|&m| self.reaches(b, self.parts + m)) {
+            return None;
+        }
+        for &(p, inst) in &chosen {
+            if inst {
+                self.succ[p].push(b);
+            }
+        }
+        for m in mux_modes {
+            self.succ[self.parts + m].push(b);
+        }
+        let branches: Vec<(Local, Expr)> =
+            chosen.iter().map(|&(p, _)| (plan.cond_local(plan.part_cond[p]), plan.written(p, u, k))).collect();
+        match branches.as_slice() {
+            [(_, e)] => Some(e.clone()),
+            _ => Some(plan.case(&branches, &outside)),
+        }
+    }
+
+    /// Is `to` reachable from `from` in the graph?
+    fn reaches(&self, from: usize, to: usize) -> bool {
+        let mut seen = vec![false; self.succ.len()];
+        let mut stack = vec![from];
+        while let Some(x) = stack.pop() {
+            if x == to {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[x], true) {
+                stack.extend(self.succ[x].iter().copied());
+            }
+        }
+        false
+    }
+}
+
+/// The variable a mode stands for (a Boolean's name, an Integer's for `k == v`).
+fn variable(mode: &Mode) -> &str {
+    match &mode.kind {
+        ModeKind::Value { var, .. } => var,
+        _ => &mode.name,
+    }
+}
+
+/// Per kept equation, the names it defines (left sides, in every branch) and every name it
+/// reads within the instant (conditions and right sides; `pre(…)` is known).
+fn definitions(kept: &[Equation]) -> Vec<(BTreeSet<String>, BTreeSet<String>)> {
+    fn walk(eq: &Equation, defs: &mut BTreeSet<String>, reads: &mut BTreeSet<String>) {
+        let body =
+            |cond: Option<&Expr>, eqs: &[Equation], defs: &mut BTreeSet<String>, reads: &mut BTreeSet<String>| {
+                reads.extend(cond.map(names_in).unwrap_or_default());
+                eqs.iter().for_each(|e| walk(e, defs, reads));
+            };
+        match &eq.kind {
+            EquationKind::Simple { lhs, rhs } => {
+                defs.extend(names_in(lhs));
+                reads.extend(names_in(rhs));
+            }
+            EquationKind::If { branches, else_branch } => {
+                branches.iter().for_each(|(c, b)| body(Some(c), b, defs, reads));
+                else_branch.iter().for_each(|b| body(None, b, defs, reads));
+            }
+            EquationKind::When { branches } => branches.iter().for_each(|(c, b)| body(Some(c), b, defs, reads)),
+            EquationKind::For { body: b, .. } => body(None, b, defs, reads),
+            EquationKind::Call(_) | EquationKind::Connect(_) => {}
+        }
+    }
+    kept.iter()
+        .map(|eq| {
+            let (mut defs, mut reads) = (BTreeSet::new(), BTreeSet::new());
+            walk(eq, &mut defs, &mut reads);
+            (defs, reads)
+        })
+        .collect()
+}
