@@ -33,19 +33,83 @@ use crate::syntax::ast::{EquationKind, Expr};
 use biodivine_lib_bdd::Bdd;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// INIT: the state replicates ρ^0 of varying variables, which take the source's
-/// `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
-pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
-    let mut out = Vec::new();
+/// The state replicates of varying variables: every ρ^i (i < k) of a writer of leading
+/// order k, with its (u, i). ρ^0 takes the source's `start`/`fixed` (the source itself,
+/// now a multiplexer, loses `fixed`); see [`starts_fixed`] for the others.
+pub(crate) fn init_states(plan: &mut Plan) -> BTreeMap<String, (VarId, u32)> {
+    let mut out = BTreeMap::new();
     for u in plan.mdae.var_ids() {
         if plan.roles[u.index()] != Role::Varying {
             continue;
         }
         for (b, k) in plan.writers[u.index()].clone() {
-            if k > 0
-                && let crate::syntax::ast::ExprKind::Name(n) = plan.written(b, u, 0).kind
-            {
-                out.push((n.as_str().to_string(), u));
+            for i in 0..k {
+                if let crate::syntax::ast::ExprKind::Name(n) = plan.written(b, u, i).kind {
+                    out.insert(n.as_str().to_string(), (u, i));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Is the state replicate `name` of u^(i) declared `fixed`? The output's initial system
+/// must be determined in every mode the model may start in (issue 29 class 3): each state
+/// replicate is set at t = 0 by exactly one of
+/// - the consistency equation that absorbs it ([`init_consistency`]: `if R then e else
+///   ρ = start`), then not fixed;
+/// - its `fixed` start: ρ^0 of a source declared `fixed`;
+/// - the user's initial equations, where they mention u (not fixed: they set it in the
+///   modes where it is u);
+/// - otherwise its start value, `fixed`: where its mode is not the initial one the value is
+///   never read (REINIT sets it when the mode is entered), and where it is, the input leaves
+///   u's value free too and its start value is what a simulator takes (omc's "initial
+///   conditions are not fully specified"); without it rumoca refuses the output and omc
+///   guesses.
+pub(crate) fn starts_fixed(
+    src: &Source,
+    user: &BTreeSet<String>,
+    absorbed: &BTreeSet<String>,
+    name: &str,
+    (source, i): (&str, u32),
+) -> bool {
+    let by_user = user.contains(source) || user.contains(name);
+    !absorbed.contains(name) && (i == 0 && src.is_fixed(source) || !by_user)
+}
+
+/// The value at t = 0 of the switch `mode` (a mode equation rewritten on left limits) as
+/// the initial equations select on it (issue 29 class 4): its guard read in the initial
+/// modes, `initial` (g⁰, the `when initial()` branch), where that is decided before the
+/// initial mode is — it reads only parameters, `time`, mode variables and states, which
+/// the consistency equations do not set when their condition reads them
+/// ([`init_consistency`]), so their start values; otherwise g⁰ reads values the initial
+/// system computes in the mode it selects (a tension defined only once the rope is known
+/// taut), and a simulator may settle on a wrong mode that is consistent with itself: the
+/// selection is then the mode variable's start value, its left limit at t = 0 (`pre`), as
+/// the input's initialisation starts from it (`false` when it has none).
+pub(crate) fn initial_mode(plan: &mut Plan, src: &Source, mode: &str, initial: &Expr) -> Expr {
+    let states: BTreeSet<String> = init_states(plan).into_keys().chain(kept_states(plan)).collect();
+    let decided = super::guards::names_in(initial).iter().all(|n| {
+        n == "time"
+            || plan.mdae.time_invariant.contains(n)
+            || plan.mdae.modes.iter().any(|m| &m.name == n)
+            || states.contains(n)
+    });
+    if decided {
+        return initial.clone();
+    }
+    src.modifier(mode, "start").cloned().unwrap_or_else(|| exprs::boolean(false))
+}
+
+/// The states of the output that are sources: u^(i), i < d, of the variables kept as
+/// states (untouched or shared), as the output names them.
+fn kept_states(plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in plan.mdae.var_ids() {
+        let (Role::Untouched { d } | Role::Shared { d }) = plan.roles[u.index()] else { continue };
+        for i in 0..d {
+            if let Some(crate::syntax::ast::ExprKind::Name(n)) = plan.existing_source(u, i).map(|e| e.kind) {
+                out.push(n.as_str().to_string());
             }
         }
     }
@@ -57,6 +121,8 @@ pub(crate) struct InitConsistency {
     pub items: Vec<Item>,
     /// States that lose `fixed` (the consistency equations set them where they hold).
     pub freed: Vec<String>,
+    /// Every state a consistency equation sets (fixed or not).
+    pub absorbed: BTreeSet<String>,
     /// Consistency equations with no state to absorb them (not written).
     pub conditional: Vec<String>,
     /// Consistency equations reading a derivative the output does not name.
@@ -84,7 +150,13 @@ pub(crate) fn init_consistency(
     ctx: &DiffContext,
 ) -> Result<InitConsistency, RimisError> {
     let mut out =
-        InitConsistency { items: Vec::new(), freed: Vec::new(), conditional: Vec::new(), unnamed: Vec::new() };
+        InitConsistency {
+        items: Vec::new(),
+        freed: Vec::new(),
+        absorbed: BTreeSet::new(),
+        conditional: Vec::new(),
+        unnamed: Vec::new(),
+    };
     let mut entries: Vec<Entry> = Vec::new();
     for e in plan.mdae.eq_ids() {
         let live: Vec<(u32, Bdd)> = plan
@@ -108,7 +180,7 @@ pub(crate) fn init_consistency(
             };
             let (dl, dr) = (diff(&l)?, diff(&r)?);
             let region_c = plan.cond_number(&region);
-            let Some(equation) = on_sources(plan, &dl, &dr, region_c) else {
+            let Some(equation) = on_region(plan, &dl, &dr, region_c, everywhere) else {
                 out.unnamed.push(label);
                 continue;
             };
@@ -121,6 +193,7 @@ pub(crate) fn init_consistency(
     let absorbed = absorb(&entries);
     for (k, entry) in entries.into_iter().enumerate() {
         let state = absorbed[k].map(|c| &entry.candidates[c]);
+        out.absorbed.extend(state.map(|s| s.name.clone()));
         match (state, entry.everywhere) {
             (state, true) => {
                 // Everywhere: the equation alone (a fixed state it absorbs loses `fixed`).
@@ -217,19 +290,36 @@ fn at_time_zero(c: &Expr, at_start: &BTreeMap<String, Expr>) -> Expr {
     c
 }
 
-/// `l = r` on the source variables, or, for a derivative the output does not name as a
-/// source, on the replicates of the region (`region_c`: what holds at t = 0 if the model
-/// starts there). `None` if a derivative has no name there either.
-fn on_sources(plan: &mut Plan, l: &Expr, r: &Expr, region_c: usize) -> Option<crate::syntax::ast::Equation> {
+/// `l = r` as it holds at t = 0 if the model starts in the region `region_c`: every u^(i)
+/// named as the region reads it (the replicate of its only writer there, §4.6.4; a kept
+/// state or a variable of several writers as its source), the variables the states it
+/// absorbs belong to — not the multiplexed sources, which rumoca's initialisation does
+/// not project onto the initial mode (issue 29 class 3: "initial variable projection did
+/// not satisfy the complete residual system"). An equation of every mode (`everywhere`)
+/// is written on the sources, as the input's initial system has it. A derivative the
+/// output does not name as a variable is read from the source (`der(x)` of a kept
+/// state); `None` if it has no name there either.
+fn on_region(
+    plan: &mut Plan,
+    l: &Expr,
+    r: &Expr,
+    region_c: usize,
+    everywhere: bool,
+) -> Option<crate::syntax::ast::Equation> {
     let mut missing = false;
     let mut map = |x: &Expr, plan: &mut Plan| {
         rewrite(x, &mut |y| {
             let (n, i) = exprs::occurrence(y)?;
             let u = *plan.by_name.get(&*n)?;
-            let found = plan.existing_source(u, i).or_else(|| {
+            let read = |plan: &mut Plan| {
                 let read = plan.read(u, i, region_c);
                 exprs::occurrence(&read).is_some_and(|(_, k)| k == 0).then_some(read)
-            });
+            };
+            let found = if everywhere {
+                plan.existing_source(u, i).or_else(|| read(plan))
+            } else {
+                read(plan).or_else(|| plan.existing_source(u, i))
+            };
             missing |= found.is_none();
             found
         })

@@ -331,7 +331,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
             Some(ll) => {
                 let target = guards::target(&plan, m);
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
-                at_start.insert(mode_name.clone(), ll.initial.clone());
+                at_start.insert(mode_name.clone(), init::initial_mode(&mut plan, &src, &mode_name, &ll.initial));
                 let start = vec![exprs::simple(target.clone(), ll.initial)];
                 let branches =
                     vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
@@ -372,7 +372,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     };
     let user = init::names_in_initial_sections(&src.kept_parts);
     let init = init::init_consistency(&mut plan, &src, &user, &at_start, &ctx)?;
-    out.initial = init.items;
+    out.initial = init.items.clone();
     unfixed.extend(init.freed.iter().cloned());
     if !init.conditional.is_empty() {
         out.header.push(format!(
@@ -416,10 +416,14 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         let doc = "step of the restart systems at impulsive mode changes (s; paper 000 §6.1.2)";
         out.elements.push(source::real_parameter(step, restart_system::STEP, doc));
     }
-    for (n, what, _) in &plan.declared {
-        let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.to_string());
-        let free = unfixed.contains(n);
-        out.replicates.push((src.replicate_decl(n, init.as_deref(), free), what.clone()));
+    for (n, what, var) in &plan.declared {
+        // A replicate of u^(0) carries u's attributes; a state replicate is fixed where
+        // nothing else sets it at the start (`init::starts_fixed`).
+        let of = var.filter(|&(_, i)| i == 0).map(|(u, _)| mdae.var(u).name.to_string());
+        let fixed = states.get(n).is_some_and(|&(u, i)| {
+            init::starts_fixed(&src, &user, &init.absorbed, n, (&mdae.var(u).name, i))
+        });
+        out.replicates.push((src.replicate_decl(n, of.as_deref(), fixed), what.clone()));
     }
     for (title, items) in [
         ("mode equations", modes),

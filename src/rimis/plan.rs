@@ -75,8 +75,9 @@ pub(crate) struct Plan<'a> {
     pub namer: Namer,
     replicas: BTreeMap<(VarId, u32, usize), String>,
     sources: BTreeMap<(VarId, u32), String>,
-    /// Declarations to emit: (name, what it holds), in creation order ([`Plan::declare`]).
-    pub declared: Vec<(String, String, Option<VarId>)>,
+    /// Declarations to emit: (name, what it holds, and for a replicate the (u, i) of the
+    /// u^(i) it replicates), in creation order ([`Plan::declare`]).
+    pub declared: Vec<(String, String, Option<(VarId, u32)>)>,
     declared_names: FxHashSet<String>,
     /// Multiplexers of read replicates and of varying sources, in creation order.
     pub muxes: Vec<Mux>,
@@ -255,8 +256,8 @@ impl<'a> Plan<'a> {
         (self.cond_local(n), n)
     }
 
-    /// Declares `name` (DECL), holding `what`; `var` for a replicate of that variable.
-    pub(crate) fn declare(&mut self, name: String, what: String, var: Option<VarId>) {
+    /// Declares `name` (DECL), holding `what`; `var` = (u, i) for a replicate of u^(i).
+    pub(crate) fn declare(&mut self, name: String, what: String, var: Option<(VarId, u32)>) {
         self.declared_names.insert(name.clone());
         self.declared.push((name, what, var));
     }
@@ -348,7 +349,7 @@ impl<'a> Plan<'a> {
         let base = format!("{}{}_{c}", Namer::plain(self.var_name(u)), primes(i));
         let n = self.namer.fresh(&base);
         let what = format!("{} if {}", primed(self.var_name(u), i), self.text(self.cond(c)));
-        self.declare(n.clone(), what, Some(u));
+        self.declare(n.clone(), what, Some((u, i)));
         self.replicas.insert((u, i, c), n.clone());
         n
     }

@@ -182,7 +182,7 @@ pub(crate) fn build(
                     exprs::reinit(name(&u), value)
                 })
                 .collect();
-            whens.push((plan.cond_expr(region), reinits));
+            whens.push((exprs::entered(plan.cond_expr(region)), reinits));
         }
         out.notes.push(format!(
             "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1{per_part} (one step of {step} = {STEP} s), which makes {} true",

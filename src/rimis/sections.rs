@@ -349,7 +349,8 @@ pub(crate) fn diff(plan: &mut Plan) -> Vec<Item> {
 }
 
 /// REINIT: entering a writer's modes, its state replicates take the source's values:
-/// `when cond(b) then reinit(ρ^i, pre(u^(i))); end when;` — or, for a replicate that a
+/// `when cond(b) and not initial() then reinit(ρ^i, pre(u^(i))); end when;` (not for the
+/// mode the model starts in, [`exprs::entered`]) — or, for a replicate that a
 /// restart system restores on entering exactly those modes (`restarts`: region,
 /// replicate, value), the restart value.
 pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<Item> {
@@ -376,7 +377,7 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
             if body.is_empty() {
                 continue;
             }
-            let cond = plan.expr(&mode);
+            let cond = exprs::entered(plan.expr(&mode));
             out.push(Item::new(exprs::equation(EquationKind::When { branches: vec![(cond, body)] })));
         }
     }
