@@ -101,6 +101,49 @@ pub(crate) fn initial_mode(plan: &mut Plan, src: &Source, mode: &str, initial: &
     src.modifier(mode, "start").cloned().unwrap_or_else(|| exprs::boolean(false))
 }
 
+/// Start values for the mode variables defined by a level equation `m = g` whose guard
+/// reads only `time`, parameters and constants: g at t = 0 (`time` replaced by 0), a
+/// parameter expression (issue 29 class 4). A mode variable's start value is its left
+/// limit at t = 0: omc's `pre(m)` after the initialisation is m's initial value, rumoca's is
+/// the start value (false when absent), so without it rumoca starts a model whose mode is
+/// true at t = 0 with `pre(m)` false (the if-equations of the initialisation and the `pre` of
+/// the multiplexers read in the other mode). A declared start value is kept (the input's);
+/// switches (`fixpoints`) start from their `when initial()` branch; a guard that reads an
+/// unknown is decided by the initial system (REINIT and RESTART do not fire at t = 0 for
+/// those either: [`super::exprs::entered`]).
+pub(crate) fn mode_starts(
+    mdae: &crate::mdae::Mdae,
+    mode_eqs: &[(String, Expr)],
+    fixpoints: &[String],
+) -> BTreeMap<String, Expr> {
+    use crate::syntax::ast::ExprKind;
+    let mut out = BTreeMap::new();
+    for (m, g) in mode_eqs {
+        if fixpoints.contains(m) {
+            continue;
+        }
+        let mut decidable = true;
+        exprs::for_each(g, &mut |x| match &x.kind {
+            ExprKind::Call(c) => {
+                let f = c.function.text.as_str();
+                decidable &= !matches!(f, "pre" | "edge" | "change" | "initial" | "terminal" | "sample" | "delay");
+            }
+            ExprKind::Name(_) | ExprKind::Ref(_) => {
+                let n = exprs::var_name(x).map(|n| n.into_owned()).unwrap_or_default();
+                decidable &= n == "time" || mdae.time_invariant.contains(&n);
+            }
+            _ => {}
+        });
+        if decidable {
+            let at_zero = rewrite(g, &mut |x| {
+                (exprs::var_name(x).as_deref() == Some("time")).then(|| exprs::number("0"))
+            });
+            out.insert(m.clone(), symbolic::simplify(&at_zero));
+        }
+    }
+    out
+}
+
 /// The states of the output that are sources: u^(i), i < d, of the variables kept as
 /// states (untouched or shared), as the output names them.
 fn kept_states(plan: &Plan) -> Vec<String> {
@@ -209,11 +252,19 @@ pub(crate) fn init_consistency(
                     out.freed.push(s.name.clone());
                 }
                 let start = s.start.clone().unwrap_or_else(|| exprs::number("0.0"));
-                let kind = EquationKind::If {
-                    branches: vec![(at_time_zero(&plan.expr(&entry.region), at_start), vec![entry.equation])],
-                    else_branch: Some(Box::new([simple(name(&s.name), start)])),
+                let elsewhere = simple(name(&s.name), start);
+                // Decided before the run where the condition at t = 0 is a constant (a mode
+                // variable's start value): the branch taken, alone.
+                let condition = symbolic::simplify(&at_time_zero(&plan.expr(&entry.region), at_start));
+                let equation = match condition.kind {
+                    crate::syntax::ast::ExprKind::Bool(true) => entry.equation,
+                    crate::syntax::ast::ExprKind::Bool(false) => elsewhere,
+                    _ => exprs::equation(EquationKind::If {
+                        branches: vec![(condition, vec![entry.equation])],
+                        else_branch: Some(Box::new([elsewhere])),
+                    }),
                 };
-                let mut item = Item::new(exprs::equation(kind));
+                let mut item = Item::new(equation);
                 item.comment = Some(format!(
                     "consistency: {} holds at the start where `{}` (elsewhere {} starts from its start value)",
                     entry.label,
@@ -291,8 +342,9 @@ fn at_time_zero(c: &Expr, at_start: &BTreeMap<String, Expr>) -> Expr {
 }
 
 /// `l = r` as it holds at t = 0 if the model starts in the region `region_c`: every u^(i)
-/// named as the region reads it (the replicate of its only writer there, §4.6.4; a kept
-/// state or a variable of several writers as its source), the variables the states it
+/// named as the region reads it where the output has that name (the replicate of its only
+/// writer there, §4.6.4; a kept state as its source), else as its source (no read
+/// replicate is made for an equation that may not be written): the variables the states it
 /// absorbs belong to — not the multiplexed sources, which rumoca's initialisation does
 /// not project onto the initial mode (issue 29 class 3: "initial variable projection did
 /// not satisfy the complete residual system"). An equation of every mode (`everywhere`)
@@ -311,14 +363,12 @@ fn on_region(
         rewrite(x, &mut |y| {
             let (n, i) = exprs::occurrence(y)?;
             let u = *plan.by_name.get(&*n)?;
-            let read = |plan: &mut Plan| {
-                let read = plan.read(u, i, region_c);
-                exprs::occurrence(&read).is_some_and(|(_, k)| k == 0).then_some(read)
-            };
+            let plain = |e: Expr| exprs::occurrence(&e).is_some_and(|(_, k)| k == 0).then_some(e);
             let found = if everywhere {
-                plan.existing_source(u, i).or_else(|| read(plan))
+                plan.existing_source(u, i).or_else(|| plain(plan.read(u, i, region_c)))
             } else {
-                read(plan).or_else(|| plan.existing_source(u, i))
+                // No read replicate made for an equation that may not be written.
+                plan.read_existing(u, i, region_c).and_then(plain).or_else(|| plan.existing_source(u, i))
             };
             missing |= found.is_none();
             found

@@ -491,6 +491,20 @@ impl<'a> Plan<'a> {
         name(&n)
     }
 
+    /// u^(i) as read under condition number `c` where that names a variable the output
+    /// already has — the source where [`Plan::read`] reads it, the replicate of the only
+    /// writer over `c` —, `None` where it would need a read replicate of its own.
+    pub(crate) fn read_existing(&mut self, u: VarId, i: u32, c: usize) -> Option<Expr> {
+        let cond = self.cond_local(c);
+        if self.roles[u.index()] != Role::Varying && !self.leading_in(u, i, &cond) {
+            return self.existing_source(u, i);
+        }
+        match self.def_in(u, i, &cond).as_slice() {
+            &[(b, _)] => Some(self.written(b, u, i)),
+            _ => None,
+        }
+    }
+
     /// `case(branches)`: `if c1 then e1 elseif … else en`. The branch with the longest
     /// condition is the default; each condition is written shortest given the
     /// branches before it (Figure 15: `if bh then x_p_6 else if bl then x_p_4 else x_p_7`).

@@ -152,6 +152,47 @@ impl<'a> Source<'a> {
         out
     }
 
+    /// The input's elements with `start = value` given to the declarations of `starts`
+    /// that have no start value of their own.
+    pub(crate) fn add_starts(elements: &mut [Element], starts: &BTreeMap<String, Expr>) {
+        if starts.is_empty() {
+            return;
+        }
+        for e in elements {
+            let Element::Component(c) = e else { continue };
+            let wanted = |d: &Declaration| {
+                let has_start = d.modification.as_ref().and_then(|m| m.class_mod.as_ref()).is_some_and(|cm| {
+                    cm.args.iter().any(|a| a.name.text.as_str() == "start")
+                });
+                (!has_start).then(|| starts.get(&declared_name(d))).flatten()
+            };
+            if !c.declarations().iter().any(|d| wanted(d).is_some()) {
+                continue;
+            }
+            c.edit(|clause| {
+                for d in clause.declarations.iter_mut() {
+                    let Some(value) = wanted(d) else { continue };
+                    let mut m = d.modification.clone().map(|m| *m).unwrap_or(Modification {
+                        class_mod: None,
+                        value: None,
+                        span: Span::DUMMY,
+                    });
+                    let mut args: Vec<ModArg> = m.class_mod.as_ref().map(|cm| cm.args.to_vec()).unwrap_or_default();
+                    args.insert(0, mod_arg("start", value.clone()));
+                    m.class_mod = Some(ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY });
+                    *d = Declaration::new(
+                        d.name().into_owned(),
+                        d.dims.clone(),
+                        Some(Box::new(m)),
+                        d.condition.clone(),
+                        d.comment.clone(),
+                        d.span(),
+                    );
+                }
+            });
+        }
+    }
+
     /// Whether `var` is declared `fixed = true`.
     pub(crate) fn is_fixed(&self, var: &str) -> bool {
         matches!(self.modifier(var, "fixed").map(|e| &e.kind), Some(ExprKind::Bool(true)))
@@ -180,12 +221,7 @@ impl<'a> Source<'a> {
             .map(|cm| cm.args.iter().filter(|a| CARRIED.contains(&a.name.text.as_str())).cloned().collect())
             .unwrap_or_default();
         if fixed {
-            args.push(ModArg {
-                name: Ident { text: text("fixed"), span: Span::DUMMY },
-                value: Some(Expr { kind: ExprKind::Bool(true), span: Span::DUMMY }),
-                rest: None,
-                span: Span::DUMMY,
-            });
+            args.push(mod_arg("fixed", Expr { kind: ExprKind::Bool(true), span: Span::DUMMY }));
         }
         let class_mod = (!args.is_empty()).then(|| ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY });
         let modification =
@@ -212,6 +248,11 @@ impl<'a> Source<'a> {
             span: Span::DUMMY,
         }))
     }
+}
+
+/// `name = value` in a class modification.
+fn mod_arg(name: &str, value: Expr) -> ModArg {
+    ModArg { name: Ident { text: text(name), span: Span::DUMMY }, value: Some(value), rest: None, span: Span::DUMMY }
 }
 
 /// The modifiers of a variable that its replicates carry ([`Source::replicate_decl`]): what
