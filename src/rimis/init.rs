@@ -256,21 +256,32 @@ pub(crate) fn init_consistency(
                 // Decided before the run where the condition at t = 0 is a constant (a mode
                 // variable's start value): the branch taken, alone.
                 let condition = symbolic::simplify(&at_time_zero(&plan.expr(&entry.region), at_start));
-                let equation = match condition.kind {
-                    crate::syntax::ast::ExprKind::Bool(true) => entry.equation,
-                    crate::syntax::ast::ExprKind::Bool(false) => elsewhere,
-                    _ => exprs::equation(EquationKind::If {
-                        branches: vec![(condition, vec![entry.equation])],
-                        else_branch: Some(Box::new([elsewhere])),
-                    }),
+                let (region, label) = (plan.text(&entry.region), &entry.label);
+                let (equation, comment) = match condition.kind {
+                    crate::syntax::ast::ExprKind::Bool(true) => (
+                        entry.equation,
+                        format!("consistency: {label} holds at the start (the model starts where `{region}`)"),
+                    ),
+                    crate::syntax::ast::ExprKind::Bool(false) => (
+                        elsewhere,
+                        format!(
+                            "consistency: {label} holds where `{region}`, where the model does not start: {} starts from its start value",
+                            s.name
+                        ),
+                    ),
+                    _ => (
+                        exprs::equation(EquationKind::If {
+                            branches: vec![(condition, vec![entry.equation])],
+                            else_branch: Some(Box::new([elsewhere])),
+                        }),
+                        format!(
+                            "consistency: {label} holds at the start where `{region}` (elsewhere {} starts from its start value)",
+                            s.name
+                        ),
+                    ),
                 };
                 let mut item = Item::new(equation);
-                item.comment = Some(format!(
-                    "consistency: {} holds at the start where `{}` (elsewhere {} starts from its start value)",
-                    entry.label,
-                    plan.text(&entry.region),
-                    s.name
-                ));
+                item.comment = Some(comment);
                 out.items.push(item);
             }
             (None, false) => out.conditional.push(entry.label),
