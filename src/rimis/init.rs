@@ -1,25 +1,39 @@
 //! INIT (paper 000 §4.6.3) and consistent initialisation in the initial mode (issue 14,
-//! point 1).
+//! point 1; issue 29 classes 3 and 4): the output's initial system is determined in every
+//! mode the model may start in, and selects the mode the input starts in.
 //!
-//! - [`init_states`]: the state replicates ρ^0 of varying variables take the source's
-//!   `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
+//! - [`init_states`]: the state replicates ρ^i of varying variables; ρ^0 takes the
+//!   source's `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
+//!   [`starts_fixed`]: a state replicate that nothing else sets at t = 0 (no consistency
+//!   equation absorbs it, its source is not `fixed`, no user initial equation mentions it)
+//!   is `fixed` at its start value — where its mode is not the initial one REINIT sets it
+//!   on entry, where it is the input leaves the value free too — so that every state has
+//!   exactly one initial condition in every mode.
 //! - [`init_consistency`]: in the modes where an equation e has offset c > j, RIMIS
 //!   integrates e^(c), so e^(j) must hold at the start. The initial mode is known only at
 //!   run time, so each e^(j) is an initial equation selected by its region R_j (the modes
 //!   where c > j): `if R_j then e^(j) else s = start;`, with the same count in every
-//!   branch. Each e^(j) *absorbs* one state s that appears in it (a source kept as a state,
+//!   branch; where the condition at t = 0 is a constant, the branch it takes alone. e^(j)
+//!   is written on the variables of R_j (the replicate of the only writer there), which
+//!   rumoca's initialisation projects onto, not on the multiplexed sources. Each e^(j)
+//!   *absorbs* one state s that appears in it (a source kept as a state,
 //!   or the state replicate of the only writer over R_j), one state per equation (a
 //!   maximum matching): a state whose start is only a guess first, else, for an equation of
 //!   some modes only, one declared `fixed` (the last declared: the clutch engaged at t = 0
 //!   holds the second inertia at the first's speed), which then loses `fixed` — in R_j the
 //!   equation sets it, elsewhere its start value does. Where R_j is every mode the equation
-//!   is written alone, as the input's initial system has it. The condition reads the mode variables
-//!   as they are at t = 0 (their guards), not the discrete variables themselves, which
-//!   rumoca's initialisation does not read. A state that a user's initial
+//!   is written alone, on the sources, as the input's initial system has it. The condition
+//!   reads the mode variables as they are at t = 0, not the discrete variables themselves,
+//!   which rumoca's initialisation does not read: a level mode variable through its guard,
+//!   a switch through its `when initial()` guard where that is decided before the mode is
+//!   ([`initial_mode`]), else through its start value. A state that a user's initial
 //!   equation mentions is not taken. An e^(j) with no state to absorb it is not written
 //!   (listed in the header, as before; the region's consistency checks then stop a run
 //!   that starts inconsistent), nor one reading a derivative the output does not name
 //!   (a warning).
+//! - [`mode_starts`]: mode variables whose guard reads only `time` and parameters start
+//!   from its value at t = 0, so that `pre(m)` at t = 0 is m's initial value in rumoca as
+//!   in omc.
 
 use super::exprs::{self, name, rewrite, simple};
 use super::plan::{Plan, Role, primed};
