@@ -149,9 +149,8 @@ pub(crate) fn mode_starts(
             _ => {}
         });
         if decidable {
-            let at_zero = rewrite(g, &mut |x| {
-                (exprs::var_name(x).as_deref() == Some("time")).then(|| exprs::number("0"))
-            });
+            let at_zero =
+                rewrite(g, &mut |x| (exprs::var_name(x).as_deref() == Some("time")).then(|| exprs::number("0")));
             out.insert(m.clone(), symbolic::simplify(&at_zero));
         }
     }
@@ -206,8 +205,7 @@ pub(crate) fn init_consistency(
     at_start: &BTreeMap<String, Expr>,
     ctx: &DiffContext,
 ) -> Result<InitConsistency, RimisError> {
-    let mut out =
-        InitConsistency {
+    let mut out = InitConsistency {
         items: Vec::new(),
         freed: Vec::new(),
         absorbed: BTreeSet::new(),

@@ -421,9 +421,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         // A replicate of u^(0) carries u's attributes; a state replicate is fixed where
         // nothing else sets it at the start (`init::starts_fixed`).
         let of = var.filter(|&(_, i)| i == 0).map(|(u, _)| mdae.var(u).name.to_string());
-        let fixed = states.get(n).is_some_and(|&(u, i)| {
-            init::starts_fixed(&src, &user, &init.absorbed, n, (&mdae.var(u).name, i))
-        });
+        let fixed = states
+            .get(n)
+            .is_some_and(|&(u, i)| init::starts_fixed(&src, &user, &init.absorbed, n, (&mdae.var(u).name, i)));
         out.replicates.push((src.replicate_decl(n, of.as_deref(), fixed), what.clone()));
     }
     for (title, items) in [

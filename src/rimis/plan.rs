@@ -77,7 +77,7 @@ pub(crate) struct Plan<'a> {
     sources: BTreeMap<(VarId, u32), String>,
     /// Declarations to emit: (name, what it holds, and for a replicate the (u, i) of the
     /// u^(i) it replicates), in creation order ([`Plan::declare`]).
-    pub declared: Vec<(String, String, Option<(VarId, u32)>)>,
+    pub declared: Vec<Declared>,
     declared_names: FxHashSet<String>,
     /// Multiplexers of read replicates and of varying sources, in creation order.
     pub muxes: Vec<Mux>,
@@ -98,6 +98,9 @@ pub(crate) struct Plan<'a> {
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
+
+/// A declaration DECL emits: its name, what it holds, and for a replicate of u^(i), (u, i).
+pub(crate) type Declared = (String, String, Option<(VarId, u32)>);
 
 fn primes(order: u32) -> String {
     if order == 0 { String::new() } else { format!("_{}", "p".repeat(order as usize)) }

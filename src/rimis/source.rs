@@ -161,9 +161,11 @@ impl<'a> Source<'a> {
         for e in elements {
             let Element::Component(c) = e else { continue };
             let wanted = |d: &Declaration| {
-                let has_start = d.modification.as_ref().and_then(|m| m.class_mod.as_ref()).is_some_and(|cm| {
-                    cm.args.iter().any(|a| a.name.text.as_str() == "start")
-                });
+                let has_start = d
+                    .modification
+                    .as_ref()
+                    .and_then(|m| m.class_mod.as_ref())
+                    .is_some_and(|cm| cm.args.iter().any(|a| a.name.text.as_str() == "start"));
                 (!has_start).then(|| starts.get(&declared_name(d))).flatten()
             };
             if !c.declarations().iter().any(|d| wanted(d).is_some()) {
