@@ -116,7 +116,7 @@ pub(crate) fn initial_mode(plan: &mut Plan, src: &Source, mode: &str, initial: &
 }
 
 /// Start values for the mode variables defined by a level equation `m = g` whose guard
-/// reads only `time`, parameters and constants: g at t = 0 (`time` replaced by 0), a
+/// reads only `time` and declared parameters and constants: g at t = 0 (`time` replaced by 0), a
 /// parameter expression (issue 29 class 4). A mode variable's start value is its left
 /// limit at t = 0: omc's `pre(m)` after the initialisation is m's initial value, rumoca's is
 /// the start value (false when absent), so without it rumoca starts a model whose mode is
@@ -126,7 +126,7 @@ pub(crate) fn initial_mode(plan: &mut Plan, src: &Source, mode: &str, initial: &
 /// unknown is decided by the initial system (REINIT and RESTART do not fire at t = 0 for
 /// those either: [`super::exprs::entered`]).
 pub(crate) fn mode_starts(
-    mdae: &crate::mdae::Mdae,
+    src: &Source,
     mode_eqs: &[(String, Expr)],
     fixpoints: &[String],
 ) -> BTreeMap<String, Expr> {
@@ -144,7 +144,9 @@ pub(crate) fn mode_starts(
             }
             ExprKind::Name(_) | ExprKind::Ref(_) => {
                 let n = exprs::var_name(x).map(|n| n.into_owned()).unwrap_or_default();
-                decidable &= n == "time" || mdae.time_invariant.contains(&n);
+                // Declared parameters only: a time-invariant unknown (omc's parameter equations)
+                // is computed at run time, and rumoca refuses a start value that reads it.
+                decidable &= n == "time" || src.is_parameter(&n);
             }
             _ => {}
         });

@@ -407,7 +407,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         }
     }
     out.elements = src.elements_without_fixed(&unfixed);
-    source::Source::add_starts(&mut out.elements, &init::mode_starts(mdae, &mode_eqs, &fixpoints));
+    source::Source::add_starts(&mut out.elements, &init::mode_starts(&src, &mode_eqs, &fixpoints));
     if let Some(tol) = &tolerance {
         let doc = "relative tolerance of the consistency checks after mode changes without a restart (issue 14)";
         out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));

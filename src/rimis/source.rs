@@ -195,6 +195,15 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// Whether `var` is declared a parameter or a constant, known before the simulation
+    /// starts (not a parameter computed by the initialisation, `fixed = false`).
+    pub(crate) fn is_parameter(&self, var: &str) -> bool {
+        use crate::syntax::ast::Prefix;
+        let Some((c, _)) = self.component(var) else { return false };
+        (c.has(Prefix::Parameter) || c.has(Prefix::Constant))
+            && !matches!(self.modifier(var, "fixed").map(|e| &e.kind), Some(ExprKind::Bool(false)))
+    }
+
     /// Whether `var` is declared `fixed = true`.
     pub(crate) fn is_fixed(&self, var: &str) -> bool {
         matches!(self.modifier(var, "fixed").map(|e| &e.kind), Some(ExprKind::Bool(true)))
