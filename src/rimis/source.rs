@@ -2,7 +2,9 @@
 //! (functions, records, types; nested in the output model, renamed to plain
 //! identifiers so every tool resolves the calls and types), its declarations, the equations that
 //! pass through the mDAE (`Mdae::passed`: mode equations, when-equations, asserts, clocked
-//! partitions, blocks kept as written), and its initial and algorithm sections.
+//! partitions, blocks kept as written), and its initial and algorithm sections; from its
+//! declarations, those of the replicates (with the attributes of the variable each
+//! replicates, issue 30 point 3) and the start values INIT gives mode variables.
 
 use super::RimisError;
 use super::names::Namer;
