@@ -94,25 +94,38 @@ pub(crate) fn starts_fixed(
 /// The value at t = 0 of the switch `mode` (a mode equation rewritten on left limits) as
 /// the initial equations select on it (issue 29 class 4): its guard read in the initial
 /// modes, `initial` (g⁰, the `when initial()` branch), where that is decided before the
-/// initial mode is — it reads only parameters, `time`, mode variables and states, which
-/// the consistency equations do not set when their condition reads them
-/// ([`init_consistency`]), so their start values; otherwise g⁰ reads values the initial
-/// system computes in the mode it selects (a tension defined only once the rope is known
-/// taut), and a simulator may settle on a wrong mode that is consistent with itself: the
-/// selection is then the mode variable's start value, its left limit at t = 0 (`pre`), as
-/// the input's initialisation starts from it (`false` when it has none).
-pub(crate) fn initial_mode(plan: &mut Plan, src: &Source, mode: &str, initial: &Expr) -> Expr {
-    let states: BTreeSet<String> = init_states(plan).into_keys().chain(kept_states(plan)).collect();
-    let decided = super::guards::names_in(initial).iter().all(|n| {
-        n == "time"
-            || plan.mdae.time_invariant.contains(n)
-            || plan.mdae.modes.iter().any(|m| &m.name == n)
-            || states.contains(n)
+/// initial mode is — through the output's instantaneous dependencies (`reached`: what
+/// g⁰ reaches, states being leaves) it reaches no state but those whose value at t = 0 is their `fixed`
+/// start (ρ^0 of a `fixed` source, a `fixed` kept state), which the consistency equations
+/// do not set when their condition reads them ([`init_consistency`]); otherwise g⁰ reads
+/// values the initial system computes in the mode it selects (a tension defined only once
+/// the rope is known taut, through a speed the consistency equations set), and a simulator
+/// may settle on a wrong mode that is consistent with itself: the selection is then the
+/// mode variable's start value, its left limit at t = 0 (`pre`), as the input's
+/// initialisation starts from it (`false` when it has none).
+pub(crate) fn initial_mode(
+    plan: &Plan,
+    src: &Source,
+    states: &(BTreeMap<String, (VarId, u32)>, BTreeSet<String>),
+    reached: &BTreeSet<String>,
+    mode: &str,
+    initial: &Expr,
+) -> Expr {
+    let (replicas, kept) = states;
+    let decided = reached.iter().all(|n| match replicas.get(n) {
+        Some(&(u, i)) => i == 0 && src.is_fixed(&plan.mdae.var(u).name),
+        None => !kept.contains(n) || src.is_fixed(n),
     });
     if decided {
         return initial.clone();
     }
     src.modifier(mode, "start").cloned().unwrap_or_else(|| exprs::boolean(false))
+}
+
+/// The output's states as [`initial_mode`] reads them: the state replicates with their
+/// (u, i) ([`init_states`]) and the kept source states.
+pub(crate) fn output_states(plan: &mut Plan) -> (BTreeMap<String, (VarId, u32)>, BTreeSet<String>) {
+    (init_states(plan), kept_states(plan).into_iter().collect())
 }
 
 /// Start values for the mode variables defined by a level equation `m = g` whose guard
@@ -125,11 +138,7 @@ pub(crate) fn initial_mode(plan: &mut Plan, src: &Source, mode: &str, initial: &
 /// switches (`fixpoints`) start from their `when initial()` branch; a guard that reads an
 /// unknown is decided by the initial system (REINIT and RESTART do not fire at t = 0 for
 /// those either: [`super::exprs::entered`]).
-pub(crate) fn mode_starts(
-    src: &Source,
-    mode_eqs: &[(String, Expr)],
-    fixpoints: &[String],
-) -> BTreeMap<String, Expr> {
+pub(crate) fn mode_starts(src: &Source, mode_eqs: &[(String, Expr)], fixpoints: &[String]) -> BTreeMap<String, Expr> {
     use crate::syntax::ast::ExprKind;
     let mut out = BTreeMap::new();
     for (m, g) in mode_eqs {
@@ -205,6 +214,7 @@ pub(crate) fn init_consistency(
     src: &Source,
     user: &BTreeSet<String>,
     at_start: &BTreeMap<String, Expr>,
+    pre_known: &BTreeSet<String>,
     ctx: &DiffContext,
 ) -> Result<InitConsistency, RimisError> {
     let mut out = InitConsistency {
@@ -237,7 +247,15 @@ pub(crate) fn init_consistency(
             };
             let (dl, dr) = (diff(&l)?, diff(&r)?);
             let region_c = plan.cond_number(&region);
-            let Some(equation) = on_region(plan, &dl, &dr, region_c, everywhere) else {
+            // On the region's replicates where every mode variable of its condition starts
+            // from its value at t = 0 (`pre_known`): rumoca plans its initialisation in the
+            // mode the start values give, and refuses an equation on another mode's replicates
+            // (campaign seeds 15, 66: a switch without a start value, true at t = 0); there,
+            // on the sources, which its multiplexers read in that mode.
+            let modes_known = super::guards::names_in(&plan.cond_expr(&region))
+                .iter()
+                .all(|n| !plan.mdae.modes.iter().any(|m| &m.name == n) || pre_known.contains(n));
+            let Some(equation) = on_region(plan, &dl, &dr, region_c, everywhere || !modes_known) else {
                 out.unnamed.push(label);
                 continue;
             };
