@@ -15,7 +15,10 @@
 //!   where c > j): `if R_j then e^(j) else s = start;`, with the same count in every
 //!   branch; where the condition at t = 0 is a constant, the branch it takes alone. e^(j)
 //!   is written on the variables of R_j (the replicate of the only writer there), which
-//!   rumoca's initialisation projects onto, not on the multiplexed sources. Each e^(j)
+//!   rumoca's initialisation projects onto, not on the multiplexed sources — where every
+//!   mode variable of the condition starts from its value at t = 0 (a declared start, or
+//!   [`mode_starts`]); otherwise on the sources (rumoca plans its initialisation in the mode
+//!   the start values give and refuses equations on another mode's replicates). Each e^(j)
 //!   *absorbs* one state s that appears in it (a source kept as a state,
 //!   or the state replicate of the only writer over R_j), one state per equation (a
 //!   maximum matching): a state whose start is only a guess first, else, for an equation of
