@@ -61,6 +61,18 @@ pub(crate) fn simple(lhs: Expr, rhs: Expr) -> Equation {
     equation(EquationKind::Simple { lhs, rhs })
 }
 
+/// `cond and not initial()`: the condition of REINIT's `when`, which acts on *entering*
+/// the modes `cond`. The mode a model starts in is not entered: the initial system sets its
+/// replicates (issue 29 class 4). Without it rumoca, whose `pre(b)` at t = 0 is b's start
+/// value (false when absent) rather than b's initial value, fires the `when` at t = 0 and
+/// reads `pre(x)` through the multiplexer in the other mode (omc does not fire it).
+/// Measured (rumoca 0.10.2, omc 1.28-dev): with it, omc fires the `when` at t = 0 just after
+/// the initialisation and rumoca at the first event after t = 0, each time with the mode
+/// active just before, so `reinit(ρ, pre(u))` reads ρ itself: no change in either.
+pub(crate) fn entered(cond: Expr) -> Expr {
+    binary(BinOp::And, cond, not(call("initial", Vec::new())))
+}
+
 /// `reinit(target, value);`
 pub(crate) fn reinit(target: Expr, value: Expr) -> Equation {
     let ExprKind::Call(c) = call("reinit", vec![target, value]).kind else { unreachable!("built as a call") };

@@ -51,6 +51,22 @@ pub(crate) fn reaches(deps: &Deps, from: &BTreeSet<String>, target: &str) -> boo
     reaches_in(&[deps], from, target)
 }
 
+/// Every name `from` reaches in the union of `layers` (`from` included).
+pub(crate) fn reachable(layers: &[&Deps], from: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut stack: Vec<String> = from.iter().cloned().collect();
+    while let Some(n) = stack.pop() {
+        if seen.insert(n.clone()) {
+            for deps in layers {
+                if let Some(next) = deps.get(&n) {
+                    stack.extend(next.iter().filter(|x| !seen.contains(*x)).cloned());
+                }
+            }
+        }
+    }
+    seen
+}
+
 /// [`reaches`] in the union of `layers` (no merged copy).
 fn reaches_in(layers: &[&Deps], from: &BTreeSet<String>, target: &str) -> bool {
     let mut seen: BTreeSet<&str> = BTreeSet::new();

@@ -1,25 +1,42 @@
 //! INIT (paper 000 §4.6.3) and consistent initialisation in the initial mode (issue 14,
-//! point 1).
+//! point 1; issue 29 classes 3 and 4): the output's initial system is determined in every
+//! mode the model may start in, and selects the mode the input starts in.
 //!
-//! - [`init_states`]: the state replicates ρ^0 of varying variables take the source's
-//!   `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
+//! - [`init_states`]: the state replicates ρ^i of varying variables; ρ^0 takes the
+//!   source's `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
+//!   [`starts_fixed`]: a state replicate that nothing else sets at t = 0 (no consistency
+//!   equation absorbs it, its source is not `fixed`, no user initial equation mentions it)
+//!   is `fixed` at its start value — where its mode is not the initial one REINIT sets it
+//!   on entry, where it is the input leaves the value free too — so that every state has
+//!   exactly one initial condition in every mode.
 //! - [`init_consistency`]: in the modes where an equation e has offset c > j, RIMIS
 //!   integrates e^(c), so e^(j) must hold at the start. The initial mode is known only at
 //!   run time, so each e^(j) is an initial equation selected by its region R_j (the modes
 //!   where c > j): `if R_j then e^(j) else s = start;`, with the same count in every
-//!   branch. Each e^(j) *absorbs* one state s that appears in it (a source kept as a state,
+//!   branch; where the condition at t = 0 is a constant, the branch it takes alone. e^(j)
+//!   is written on the variables of R_j (the replicate of the only writer there), which
+//!   rumoca's initialisation projects onto, not on the multiplexed sources — where every
+//!   mode variable of the condition starts from its value at t = 0 (a declared start, or
+//!   [`mode_starts`]); otherwise on the sources (rumoca plans its initialisation in the mode
+//!   the start values give and refuses equations on another mode's replicates). Each e^(j)
+//!   *absorbs* one state s that appears in it (a source kept as a state,
 //!   or the state replicate of the only writer over R_j), one state per equation (a
 //!   maximum matching): a state whose start is only a guess first, else, for an equation of
 //!   some modes only, one declared `fixed` (the last declared: the clutch engaged at t = 0
 //!   holds the second inertia at the first's speed), which then loses `fixed` — in R_j the
 //!   equation sets it, elsewhere its start value does. Where R_j is every mode the equation
-//!   is written alone, as the input's initial system has it. The condition reads the mode variables
-//!   as they are at t = 0 (their guards), not the discrete variables themselves, which
-//!   rumoca's initialisation does not read. A state that a user's initial
+//!   is written alone, on the sources, as the input's initial system has it. The condition
+//!   reads the mode variables as they are at t = 0, not the discrete variables themselves,
+//!   which rumoca's initialisation does not read: a level mode variable through its guard,
+//!   a switch through its `when initial()` guard where that is decided before the mode is
+//!   ([`initial_mode`]), else through its start value. A state that a user's initial
 //!   equation mentions is not taken. An e^(j) with no state to absorb it is not written
 //!   (listed in the header, as before; the region's consistency checks then stop a run
 //!   that starts inconsistent), nor one reading a derivative the output does not name
 //!   (a warning).
+//! - [`mode_starts`]: mode variables whose guard reads only `time` and parameters start
+//!   from its value at t = 0, so that `pre(m)` at t = 0 is m's initial value in rumoca as
+//!   in omc.
 
 use super::exprs::{self, name, rewrite, simple};
 use super::plan::{Plan, Role, primed};
@@ -33,19 +50,136 @@ use crate::syntax::ast::{EquationKind, Expr};
 use biodivine_lib_bdd::Bdd;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// INIT: the state replicates ρ^0 of varying variables, which take the source's
-/// `start`/`fixed` (the source itself, now a multiplexer, loses `fixed`).
-pub(crate) fn init_states(plan: &mut Plan) -> Vec<(String, VarId)> {
-    let mut out = Vec::new();
+/// The state replicates of varying variables: every ρ^i (i < k) of a writer of leading
+/// order k, with its (u, i). ρ^0 takes the source's `start`/`fixed` (the source itself,
+/// now a multiplexer, loses `fixed`); see [`starts_fixed`] for the others.
+pub(crate) fn init_states(plan: &mut Plan) -> BTreeMap<String, (VarId, u32)> {
+    let mut out = BTreeMap::new();
     for u in plan.mdae.var_ids() {
         if plan.roles[u.index()] != Role::Varying {
             continue;
         }
         for (b, k) in plan.writers[u.index()].clone() {
-            if k > 0
-                && let crate::syntax::ast::ExprKind::Name(n) = plan.written(b, u, 0).kind
-            {
-                out.push((n.as_str().to_string(), u));
+            for i in 0..k {
+                if let crate::syntax::ast::ExprKind::Name(n) = plan.written(b, u, i).kind {
+                    out.insert(n.as_str().to_string(), (u, i));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Is the state replicate `name` of u^(i) declared `fixed`? The output's initial system
+/// must be determined in every mode the model may start in (issue 29 class 3): each state
+/// replicate is set at t = 0 by exactly one of
+/// - the consistency equation that absorbs it ([`init_consistency`]: `if R then e else
+///   ρ = start`), then not fixed;
+/// - its `fixed` start: ρ^0 of a source declared `fixed`;
+/// - the user's initial equations, where they mention u (not fixed: they set it in the
+///   modes where it is u);
+/// - otherwise its start value, `fixed`: where its mode is not the initial one the value is
+///   never read (REINIT sets it when the mode is entered), and where it is, the input leaves
+///   u's value free too and its start value is what a simulator takes (omc's "initial
+///   conditions are not fully specified"); without it rumoca refuses the output and omc
+///   guesses.
+pub(crate) fn starts_fixed(
+    src: &Source,
+    user: &BTreeSet<String>,
+    absorbed: &BTreeSet<String>,
+    name: &str,
+    (source, i): (&str, u32),
+) -> bool {
+    let by_user = user.contains(source) || user.contains(name);
+    !absorbed.contains(name) && (i == 0 && src.is_fixed(source) || !by_user)
+}
+
+/// The value at t = 0 of the switch `mode` (a mode equation rewritten on left limits) as
+/// the initial equations select on it (issue 29 class 4): its guard read in the initial
+/// modes, `initial` (g⁰, the `when initial()` branch), where that is decided before the
+/// initial mode is — through the output's instantaneous dependencies (`reached`: what
+/// g⁰ reaches, states being leaves) it reaches no state but those whose value at t = 0 is their `fixed`
+/// start (ρ^0 of a `fixed` source, a `fixed` kept state), which the consistency equations
+/// do not set when their condition reads them ([`init_consistency`]); otherwise g⁰ reads
+/// values the initial system computes in the mode it selects (a tension defined only once
+/// the rope is known taut, through a speed the consistency equations set), and a simulator
+/// may settle on a wrong mode that is consistent with itself: the selection is then the
+/// mode variable's start value, its left limit at t = 0 (`pre`), as the input's
+/// initialisation starts from it (`false` when it has none).
+pub(crate) fn initial_mode(
+    plan: &Plan,
+    src: &Source,
+    states: &(BTreeMap<String, (VarId, u32)>, BTreeSet<String>),
+    reached: &BTreeSet<String>,
+    mode: &str,
+    initial: &Expr,
+) -> Expr {
+    let (replicas, kept) = states;
+    let decided = reached.iter().all(|n| match replicas.get(n) {
+        Some(&(u, i)) => i == 0 && src.is_fixed(&plan.mdae.var(u).name),
+        None => !kept.contains(n) || src.is_fixed(n),
+    });
+    if decided {
+        return initial.clone();
+    }
+    src.modifier(mode, "start").cloned().unwrap_or_else(|| exprs::boolean(false))
+}
+
+/// The output's states as [`initial_mode`] reads them: the state replicates with their
+/// (u, i) ([`init_states`]) and the kept source states.
+pub(crate) fn output_states(plan: &mut Plan) -> (BTreeMap<String, (VarId, u32)>, BTreeSet<String>) {
+    (init_states(plan), kept_states(plan).into_iter().collect())
+}
+
+/// Start values for the mode variables defined by a level equation `m = g` whose guard
+/// reads only `time` and declared parameters and constants: g at t = 0 (`time` replaced by 0), a
+/// parameter expression (issue 29 class 4). A mode variable's start value is its left
+/// limit at t = 0: omc's `pre(m)` after the initialisation is m's initial value, rumoca's is
+/// the start value (false when absent), so without it rumoca starts a model whose mode is
+/// true at t = 0 with `pre(m)` false (the if-equations of the initialisation and the `pre` of
+/// the multiplexers read in the other mode). A declared start value is kept (the input's);
+/// switches (`fixpoints`) start from their `when initial()` branch; a guard that reads an
+/// unknown is decided by the initial system (REINIT and RESTART do not fire at t = 0 for
+/// those either: [`super::exprs::entered`]).
+pub(crate) fn mode_starts(src: &Source, mode_eqs: &[(String, Expr)], fixpoints: &[String]) -> BTreeMap<String, Expr> {
+    use crate::syntax::ast::ExprKind;
+    let mut out = BTreeMap::new();
+    for (m, g) in mode_eqs {
+        if fixpoints.contains(m) {
+            continue;
+        }
+        let mut decidable = true;
+        exprs::for_each(g, &mut |x| match &x.kind {
+            ExprKind::Call(c) => {
+                let f = c.function.text.as_str();
+                decidable &= !matches!(f, "pre" | "edge" | "change" | "initial" | "terminal" | "sample" | "delay");
+            }
+            ExprKind::Name(_) | ExprKind::Ref(_) => {
+                let n = exprs::var_name(x).map(|n| n.into_owned()).unwrap_or_default();
+                // Declared parameters only: a time-invariant unknown (omc's parameter equations)
+                // is computed at run time, and rumoca refuses a start value that reads it.
+                decidable &= n == "time" || src.is_parameter(&n);
+            }
+            _ => {}
+        });
+        if decidable {
+            let at_zero =
+                rewrite(g, &mut |x| (exprs::var_name(x).as_deref() == Some("time")).then(|| exprs::number("0")));
+            out.insert(m.clone(), symbolic::simplify(&at_zero));
+        }
+    }
+    out
+}
+
+/// The states of the output that are sources: u^(i), i < d, of the variables kept as
+/// states (untouched or shared), as the output names them.
+fn kept_states(plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in plan.mdae.var_ids() {
+        let (Role::Untouched { d } | Role::Shared { d }) = plan.roles[u.index()] else { continue };
+        for i in 0..d {
+            if let Some(crate::syntax::ast::ExprKind::Name(n)) = plan.existing_source(u, i).map(|e| e.kind) {
+                out.push(n.as_str().to_string());
             }
         }
     }
@@ -57,6 +191,8 @@ pub(crate) struct InitConsistency {
     pub items: Vec<Item>,
     /// States that lose `fixed` (the consistency equations set them where they hold).
     pub freed: Vec<String>,
+    /// Every state a consistency equation sets (fixed or not).
+    pub absorbed: BTreeSet<String>,
     /// Consistency equations with no state to absorb them (not written).
     pub conditional: Vec<String>,
     /// Consistency equations reading a derivative the output does not name.
@@ -81,10 +217,16 @@ pub(crate) fn init_consistency(
     src: &Source,
     user: &BTreeSet<String>,
     at_start: &BTreeMap<String, Expr>,
+    pre_known: &BTreeSet<String>,
     ctx: &DiffContext,
 ) -> Result<InitConsistency, RimisError> {
-    let mut out =
-        InitConsistency { items: Vec::new(), freed: Vec::new(), conditional: Vec::new(), unnamed: Vec::new() };
+    let mut out = InitConsistency {
+        items: Vec::new(),
+        freed: Vec::new(),
+        absorbed: BTreeSet::new(),
+        conditional: Vec::new(),
+        unnamed: Vec::new(),
+    };
     let mut entries: Vec<Entry> = Vec::new();
     for e in plan.mdae.eq_ids() {
         let live: Vec<(u32, Bdd)> = plan
@@ -108,7 +250,15 @@ pub(crate) fn init_consistency(
             };
             let (dl, dr) = (diff(&l)?, diff(&r)?);
             let region_c = plan.cond_number(&region);
-            let Some(equation) = on_sources(plan, &dl, &dr, region_c) else {
+            // On the region's replicates where every mode variable of its condition starts
+            // from its value at t = 0 (`pre_known`): rumoca plans its initialisation in the
+            // mode the start values give, and refuses an equation on another mode's replicates
+            // (campaign seeds 15, 66: a switch without a start value, true at t = 0); there,
+            // on the sources, which its multiplexers read in that mode.
+            let modes_known = super::guards::names_in(&plan.cond_expr(&region))
+                .iter()
+                .all(|n| !plan.mdae.modes.iter().any(|m| &m.name == n) || pre_known.contains(n));
+            let Some(equation) = on_region(plan, &dl, &dr, region_c, everywhere || !modes_known) else {
                 out.unnamed.push(label);
                 continue;
             };
@@ -121,6 +271,7 @@ pub(crate) fn init_consistency(
     let absorbed = absorb(&entries);
     for (k, entry) in entries.into_iter().enumerate() {
         let state = absorbed[k].map(|c| &entry.candidates[c]);
+        out.absorbed.extend(state.map(|s| s.name.clone()));
         match (state, entry.everywhere) {
             (state, true) => {
                 // Everywhere: the equation alone (a fixed state it absorbs loses `fixed`).
@@ -136,17 +287,36 @@ pub(crate) fn init_consistency(
                     out.freed.push(s.name.clone());
                 }
                 let start = s.start.clone().unwrap_or_else(|| exprs::number("0.0"));
-                let kind = EquationKind::If {
-                    branches: vec![(at_time_zero(&plan.expr(&entry.region), at_start), vec![entry.equation])],
-                    else_branch: Some(Box::new([simple(name(&s.name), start)])),
+                let elsewhere = simple(name(&s.name), start);
+                // Decided before the run where the condition at t = 0 is a constant (a mode
+                // variable's start value): the branch taken, alone.
+                let condition = symbolic::simplify(&at_time_zero(&plan.expr(&entry.region), at_start));
+                let (region, label) = (plan.text(&entry.region), &entry.label);
+                let (equation, comment) = match condition.kind {
+                    crate::syntax::ast::ExprKind::Bool(true) => (
+                        entry.equation,
+                        format!("consistency: {label} holds at the start (the model starts where `{region}`)"),
+                    ),
+                    crate::syntax::ast::ExprKind::Bool(false) => (
+                        elsewhere,
+                        format!(
+                            "consistency: {label} holds where `{region}`, where the model does not start: {} starts from its start value",
+                            s.name
+                        ),
+                    ),
+                    _ => (
+                        exprs::equation(EquationKind::If {
+                            branches: vec![(condition, vec![entry.equation])],
+                            else_branch: Some(Box::new([elsewhere])),
+                        }),
+                        format!(
+                            "consistency: {label} holds at the start where `{region}` (elsewhere {} starts from its start value)",
+                            s.name
+                        ),
+                    ),
                 };
-                let mut item = Item::new(exprs::equation(kind));
-                item.comment = Some(format!(
-                    "consistency: {} holds at the start where `{}` (elsewhere {} starts from its start value)",
-                    entry.label,
-                    plan.text(&entry.region),
-                    s.name
-                ));
+                let mut item = Item::new(equation);
+                item.comment = Some(comment);
                 out.items.push(item);
             }
             (None, false) => out.conditional.push(entry.label),
@@ -217,19 +387,35 @@ fn at_time_zero(c: &Expr, at_start: &BTreeMap<String, Expr>) -> Expr {
     c
 }
 
-/// `l = r` on the source variables, or, for a derivative the output does not name as a
-/// source, on the replicates of the region (`region_c`: what holds at t = 0 if the model
-/// starts there). `None` if a derivative has no name there either.
-fn on_sources(plan: &mut Plan, l: &Expr, r: &Expr, region_c: usize) -> Option<crate::syntax::ast::Equation> {
+/// `l = r` as it holds at t = 0 if the model starts in the region `region_c`: every u^(i)
+/// named as the region reads it where the output has that name (the replicate of its only
+/// writer there, §4.6.4; a kept state as its source), else as its source (no read
+/// replicate is made for an equation that may not be written): the variables the states it
+/// absorbs belong to — not the multiplexed sources, which rumoca's initialisation does
+/// not project onto the initial mode (issue 29 class 3: "initial variable projection did
+/// not satisfy the complete residual system"). An equation of every mode (`everywhere`)
+/// is written on the sources, as the input's initial system has it. A derivative the
+/// output does not name as a variable is read from the source (`der(x)` of a kept
+/// state); `None` if it has no name there either.
+fn on_region(
+    plan: &mut Plan,
+    l: &Expr,
+    r: &Expr,
+    region_c: usize,
+    everywhere: bool,
+) -> Option<crate::syntax::ast::Equation> {
     let mut missing = false;
     let mut map = |x: &Expr, plan: &mut Plan| {
         rewrite(x, &mut |y| {
             let (n, i) = exprs::occurrence(y)?;
             let u = *plan.by_name.get(&*n)?;
-            let found = plan.existing_source(u, i).or_else(|| {
-                let read = plan.read(u, i, region_c);
-                exprs::occurrence(&read).is_some_and(|(_, k)| k == 0).then_some(read)
-            });
+            let plain = |e: Expr| exprs::occurrence(&e).is_some_and(|(_, k)| k == 0).then_some(e);
+            let found = if everywhere {
+                plan.existing_source(u, i).or_else(|| plain(plan.read(u, i, region_c)))
+            } else {
+                // No read replicate made for an equation that may not be written.
+                plan.read_existing(u, i, region_c).and_then(plain).or_else(|| plan.existing_source(u, i))
+            };
             missing |= found.is_none();
             found
         })

@@ -320,6 +320,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // level mode equation, the `when initial()` branch of a switch.
     let mut at_start: BTreeMap<String, crate::syntax::ast::Expr> = mode_eqs.iter().cloned().collect();
     let mut unfixed = Vec::new();
+    // The output's states, for the switches' initial modes (made once, when first asked).
+    let mut output_states = None;
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
             modes.push(Item::new(eq.clone()));
@@ -334,7 +336,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
             Some(ll) => {
                 let target = guards::target(&plan, m);
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
-                at_start.insert(mode_name.clone(), ll.initial.clone());
+                let reached = guards::reachable(&[&deps, plan.mux_deps()], &names_in(&ll.initial));
+                let states = output_states.get_or_insert_with(|| init::output_states(&mut plan));
+                let initial = init::initial_mode(&plan, &src, states, &reached, &mode_name, &ll.initial);
+                at_start.insert(mode_name.clone(), initial);
                 let start = vec![exprs::simple(target.clone(), ll.initial)];
                 let branches =
                     vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
@@ -377,8 +382,15 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         None => Vec::new(),
     };
     let user = init::names_in_initial_sections(&src.kept_parts);
-    let init = init::init_consistency(&mut plan, &src, &user, &at_start, &ctx)?;
-    out.initial = init.items;
+    // Mode variables whose start value is their value at t = 0 (declared, or given here).
+    let mode_starts = init::mode_starts(&src, &mode_eqs, &fixpoints);
+    let pre_known: std::collections::BTreeSet<String> = mode_eqs
+        .iter()
+        .map(|(m, _)| m.clone())
+        .filter(|m| mode_starts.contains_key(m) || src.modifier(m, "start").is_some())
+        .collect();
+    let init = init::init_consistency(&mut plan, &src, &user, &at_start, &pre_known, &ctx)?;
+    out.initial = init.items.clone();
     unfixed.extend(init.freed.iter().cloned());
     if !init.conditional.is_empty() {
         out.header.push(format!(
@@ -413,6 +425,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         }
     }
     out.elements = src.elements_without_fixed(&unfixed);
+    source::Source::add_starts(&mut out.elements, &mode_starts);
     if let Some(tol) = &tolerance {
         let doc = "relative tolerance of the consistency checks after mode changes without a restart (issue 14)";
         out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));
@@ -422,10 +435,14 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         let doc = "step of the restart systems at impulsive mode changes (s; paper 000 §6.1.2)";
         out.elements.push(source::real_parameter(step, restart_system::STEP, doc));
     }
-    for (n, what, _) in &plan.declared {
-        let init = states.iter().find(|(s, _)| s == n).map(|(_, u)| mdae.var(*u).name.to_string());
-        let free = unfixed.contains(n);
-        out.replicates.push((src.replicate_decl(n, init.as_deref(), free), what.clone()));
+    for (n, what, var) in &plan.declared {
+        // A replicate of u^(0) carries u's attributes; a state replicate is fixed where
+        // nothing else sets it at the start (`init::starts_fixed`).
+        let of = var.filter(|&(_, i)| i == 0).map(|(u, _)| mdae.var(u).name.to_string());
+        let fixed = states
+            .get(n)
+            .is_some_and(|&(u, i)| init::starts_fixed(&src, &user, &init.absorbed, n, (&mdae.var(u).name, i)));
+        out.replicates.push((src.replicate_decl(n, of.as_deref(), fixed), what.clone()));
     }
     for (title, items) in [
         ("mode equations", modes),

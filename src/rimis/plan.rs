@@ -75,8 +75,9 @@ pub(crate) struct Plan<'a> {
     pub namer: Namer,
     replicas: BTreeMap<(VarId, u32, usize), String>,
     sources: BTreeMap<(VarId, u32), String>,
-    /// Declarations to emit: (name, what it holds), in creation order ([`Plan::declare`]).
-    pub declared: Vec<(String, String, Option<VarId>)>,
+    /// Declarations to emit: (name, what it holds, and for a replicate the (u, i) of the
+    /// u^(i) it replicates), in creation order ([`Plan::declare`]).
+    pub declared: Vec<Declared>,
     declared_names: FxHashSet<String>,
     /// Multiplexers of read replicates and of varying sources, in creation order.
     pub muxes: Vec<Mux>,
@@ -97,6 +98,9 @@ pub(crate) struct Plan<'a> {
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
 }
+
+/// A declaration DECL emits: its name, what it holds, and for a replicate of u^(i), (u, i).
+pub(crate) type Declared = (String, String, Option<(VarId, u32)>);
 
 fn primes(order: u32) -> String {
     if order == 0 { String::new() } else { format!("_{}", "p".repeat(order as usize)) }
@@ -255,8 +259,8 @@ impl<'a> Plan<'a> {
         (self.cond_local(n), n)
     }
 
-    /// Declares `name` (DECL), holding `what`; `var` for a replicate of that variable.
-    pub(crate) fn declare(&mut self, name: String, what: String, var: Option<VarId>) {
+    /// Declares `name` (DECL), holding `what`; `var` = (u, i) for a replicate of u^(i).
+    pub(crate) fn declare(&mut self, name: String, what: String, var: Option<(VarId, u32)>) {
         self.declared_names.insert(name.clone());
         self.declared.push((name, what, var));
     }
@@ -348,7 +352,7 @@ impl<'a> Plan<'a> {
         let base = format!("{}{}_{c}", Namer::plain(self.var_name(u)), primes(i));
         let n = self.namer.fresh(&base);
         let what = format!("{} if {}", primed(self.var_name(u), i), self.text(self.cond(c)));
-        self.declare(n.clone(), what, Some(u));
+        self.declare(n.clone(), what, Some((u, i)));
         self.replicas.insert((u, i, c), n.clone());
         n
     }
@@ -488,6 +492,20 @@ impl<'a> Plan<'a> {
             self.muxes.push(Mux { target: n.clone(), comment, branches, care: cond });
         }
         name(&n)
+    }
+
+    /// u^(i) as read under condition number `c` where that names a variable the output
+    /// already has — the source where [`Plan::read`] reads it, the replicate of the only
+    /// writer over `c` —, `None` where it would need a read replicate of its own.
+    pub(crate) fn read_existing(&mut self, u: VarId, i: u32, c: usize) -> Option<Expr> {
+        let cond = self.cond_local(c);
+        if self.roles[u.index()] != Role::Varying && !self.leading_in(u, i, &cond) {
+            return self.existing_source(u, i);
+        }
+        match self.def_in(u, i, &cond).as_slice() {
+            &[(b, _)] => Some(self.written(b, u, i)),
+            _ => None,
+        }
     }
 
     /// `case(branches)`: `if c1 then e1 elseif … else en`. The branch with the longest

@@ -182,6 +182,9 @@ pub(crate) fn build(
                     exprs::reinit(name(&u), value)
                 })
                 .collect();
+            // Not `exprs::entered`: omc would fire it just after the initialisation, and a
+            // restart of a consistent state moves it by O(restart_step) (ClutchReleased:
+            // 1.5e-8); the mode variables' start values keep rumoca from firing it at t = 0.
             whens.push((plan.cond_expr(region), reinits));
         }
         out.notes.push(format!(

@@ -410,9 +410,10 @@ pub(crate) fn diff(plan: &mut Plan) -> Vec<Item> {
 }
 
 /// REINIT: entering a writer's modes, its state replicates take the source's values:
-/// `when cond(b) then reinit(ρ^i, pre(u^(i))); end when;` — or, for a replicate that a
+/// `when cond(b) and not initial() then reinit(ρ^i, pre(u^(i))); end when;` (not for the
+/// mode the model starts in, [`exprs::entered`]) — or, for a replicate that a
 /// restart system restores on entering exactly those modes (`restarts`: region,
-/// replicate, value), the restart value.
+/// replicate, value), the restart value, in a `when cond(b)` of its own (as RESTART's).
 pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<Item> {
     let mut out = Vec::new();
     let regions: Vec<Local> = restarts.iter().map(|r| plan.local(&r.0)).collect();
@@ -422,23 +423,27 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
         }
         for (b, k) in plan.writers[u.index()].clone() {
             let mode = plan.cond_local(plan.part_cond[b]);
-            let mut body = Vec::new();
+            // Copies of the left limit, and restart values (kept apart: [`exprs::entered`]).
+            let (mut copies, mut restarted) = (Vec::new(), Vec::new());
             for i in 0..k {
                 let target = plan.written(b, u, i);
                 let restart = restarts.iter().zip(&regions).find(|((_, n, _), r)| {
                     plan.same(r, &mode) && matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n)
                 });
-                let value = match restart {
-                    Some(((_, _, v), _)) => v.clone(),
-                    None => call("pre", vec![plan.source(u, i)]),
-                };
-                body.push(exprs::reinit(target, value));
+                match restart {
+                    Some(((_, _, v), _)) => restarted.push(exprs::reinit(target, v.clone())),
+                    None => copies.push(exprs::reinit(target, call("pre", vec![plan.source(u, i)]))),
+                }
             }
-            if body.is_empty() {
-                continue;
-            }
+            // A copy does not fire for the initial mode (`and not initial()`); a restart value
+            // is read in a plain `when`, as RESTART's: omc would fire it just after the
+            // initialisation and move a consistent state by O(restart_step).
             let cond = plan.expr(&mode);
-            out.push(Item::new(exprs::equation(EquationKind::When { branches: vec![(cond, body)] })));
+            for (cond, body) in [(exprs::entered(cond.clone()), copies), (cond, restarted)] {
+                if !body.is_empty() {
+                    out.push(Item::new(exprs::equation(EquationKind::When { branches: vec![(cond, body)] })));
+                }
+            }
         }
     }
     out

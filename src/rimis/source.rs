@@ -2,7 +2,9 @@
 //! (functions, records, types; nested in the output model, renamed to plain
 //! identifiers so every tool resolves the calls and types), its declarations, the equations that
 //! pass through the mDAE (`Mdae::passed`: mode equations, when-equations, asserts, clocked
-//! partitions, blocks kept as written), and its initial and algorithm sections.
+//! partitions, blocks kept as written), and its initial and algorithm sections; from its
+//! declarations, those of the replicates (with the attributes of the variable each
+//! replicates, issue 30 point 3) and the start values INIT gives mode variables.
 
 use super::RimisError;
 use super::names::Namer;
@@ -10,7 +12,7 @@ use crate::mdae::{Mdae, ModeId, ModeKind};
 use crate::syntax::Span;
 use crate::syntax::ast::{
     ClassBody, ClassDef, ClassKind, ClassMod, ClassPart, Clause, Component, Declaration, Element, Equation,
-    EquationKind, Expr, ExprKind, Modification, Prefixes, StoredDefinition, ThinList, TypeSpec,
+    EquationKind, Expr, ExprKind, ModArg, Modification, Prefixes, StoredDefinition, ThinList, TypeSpec,
 };
 use crate::syntax::ast::{Comment, ComponentRef, Ident, RefPart, text};
 use crate::syntax::printer::write_cref;
@@ -152,27 +154,89 @@ impl<'a> Source<'a> {
         out
     }
 
+    /// The input's elements with `start = value` given to the declarations of `starts`
+    /// that have no start value of their own.
+    pub(crate) fn add_starts(elements: &mut [Element], starts: &BTreeMap<String, Expr>) {
+        if starts.is_empty() {
+            return;
+        }
+        for e in elements {
+            let Element::Component(c) = e else { continue };
+            let wanted = |d: &Declaration| {
+                let has_start = d
+                    .modification
+                    .as_ref()
+                    .and_then(|m| m.class_mod.as_ref())
+                    .is_some_and(|cm| cm.args.iter().any(|a| a.name.text.as_str() == "start"));
+                (!has_start).then(|| starts.get(&declared_name(d))).flatten()
+            };
+            if !c.declarations().iter().any(|d| wanted(d).is_some()) {
+                continue;
+            }
+            c.edit(|clause| {
+                for d in clause.declarations.iter_mut() {
+                    let Some(value) = wanted(d) else { continue };
+                    let mut m = d.modification.clone().map(|m| *m).unwrap_or(Modification {
+                        class_mod: None,
+                        value: None,
+                        span: Span::DUMMY,
+                    });
+                    let mut args: Vec<ModArg> = m.class_mod.as_ref().map(|cm| cm.args.to_vec()).unwrap_or_default();
+                    args.insert(0, mod_arg("start", value.clone()));
+                    m.class_mod = Some(ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY });
+                    *d = Declaration::new(
+                        d.name().into_owned(),
+                        d.dims.clone(),
+                        Some(Box::new(m)),
+                        d.condition.clone(),
+                        d.comment.clone(),
+                        d.span(),
+                    );
+                }
+            });
+        }
+    }
+
+    /// Whether `var` is declared a parameter or a constant, known before the simulation
+    /// starts (not a parameter computed by the initialisation, `fixed = false`).
+    pub(crate) fn is_parameter(&self, var: &str) -> bool {
+        use crate::syntax::ast::Prefix;
+        let Some((c, _)) = self.component(var) else { return false };
+        (c.has(Prefix::Parameter) || c.has(Prefix::Constant))
+            && !matches!(self.modifier(var, "fixed").map(|e| &e.kind), Some(ExprKind::Bool(false)))
+    }
+
     /// Whether `var` is declared `fixed = true`.
     pub(crate) fn is_fixed(&self, var: &str) -> bool {
         matches!(self.modifier(var, "fixed").map(|e| &e.kind), Some(ExprKind::Bool(true)))
     }
 
-    /// `Real n;`, with the `start`/`fixed`/`nominal` of `init` when given (INIT; `fixed`
-    /// left out when `free`).
-    pub(crate) fn replicate_decl(&self, n: &str, init: Option<&str>, free: bool) -> Element {
-        let class_mod = init.and_then(|v| {
-            let d = self.declaration(v)?;
-            let cm = d.modification.as_ref()?.class_mod.as_ref()?;
-            let args: Vec<_> = cm
-                .args
-                .iter()
-                .filter(|a| {
-                    matches!(a.name.text.as_str(), "start" | "nominal") || (!free && a.name.text.as_str() == "fixed")
-                })
-                .cloned()
-                .collect();
-            (!args.is_empty()).then(|| ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY })
-        });
+    /// The declaration of `var` with its component clause.
+    fn component(&self, var: &str) -> Option<(&Component, &Declaration)> {
+        self.declaration(var)?;
+        let &(e, k) = self.by_name.get()?.get(var)?;
+        match &self.elements[e] {
+            Element::Component(c) => Some((c, c.declarations().get(k)?)),
+            _ => None,
+        }
+    }
+
+    /// DECL: the declaration of the replicate `n`. A replicate of u^(0) (`of` = u) carries
+    /// what u's declaration says of its value (issue 30 point 3): u's type when it is a named
+    /// type without a modification of its own, and the modifiers [`CARRIED`] — the start value
+    /// (the Newton guess of an algebraic replicate, the initial value of a state replicate),
+    /// nominal, bounds, units —, never `fixed`, which `fixed` decides (INIT). A replicate of a
+    /// derivative carries nothing of u (its unit and scale are not u's).
+    pub(crate) fn replicate_decl(&self, n: &str, of: Option<&str>, fixed: bool) -> Element {
+        let source = of.and_then(|v| self.component(v));
+        let mut args: Vec<ModArg> = source
+            .and_then(|(_, d)| d.modification.as_ref()?.class_mod.as_ref())
+            .map(|cm| cm.args.iter().filter(|a| CARRIED.contains(&a.name.text.as_str())).cloned().collect())
+            .unwrap_or_default();
+        if fixed {
+            args.push(mod_arg("fixed", Expr { kind: ExprKind::Bool(true), span: Span::DUMMY }));
+        }
+        let class_mod = (!args.is_empty()).then(|| ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY });
         let modification =
             class_mod.map(|cm| Box::new(Modification { class_mod: Some(cm), value: None, span: Span::DUMMY }));
         let ident = Ident { text: text(n), span: Span::DUMMY };
@@ -184,15 +248,30 @@ impl<'a> Source<'a> {
             Comment::default(),
             Span::DUMMY,
         );
+        // The source's type where it names one plainly (a type of the model's, `Temperature`).
+        let type_spec = match source {
+            Some((c, _)) if c.type_mod().is_none() && c.type_dims().is_empty() => c.type_spec().into_owned(),
+            _ => TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
+        };
         Element::Component(Component::new(Clause {
             prefixes: Prefixes::new(),
-            type_spec: TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
+            type_spec,
             type_parts: None,
             declarations: vec![decl].into(),
             span: Span::DUMMY,
         }))
     }
 }
+
+/// `name = value` in a class modification.
+fn mod_arg(name: &str, value: Expr) -> ModArg {
+    ModArg { name: Ident { text: text(name), span: Span::DUMMY }, value: Some(value), rest: None, span: Span::DUMMY }
+}
+
+/// The modifiers of a variable that its replicates carry ([`Source::replicate_decl`]): what
+/// describes its value, not how it is computed (`fixed` is INIT's; `stateSelect` is left
+/// out: DIFF makes the state replicates states, and `never`/`avoid` would contradict it).
+const CARRIED: [&str; 6] = ["start", "nominal", "min", "max", "unit", "displayUnit"];
 
 /// The classes of `def` the output nests in its model `class`: the file's other classes
 /// (Base Modelica: those of the package the model sits in), then those declared in the
