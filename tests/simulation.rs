@@ -5,6 +5,8 @@
 //! Skips (no omc; mdae-rimis not transforming yet) and known failures are listed by the runner
 //! and never counted as passes.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -13,12 +15,7 @@ use std::time::Instant;
 #[test]
 fn simulation_harness_and_fixtures() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run `bash scripts/test.sh`, which creates .venv with rumoca==0.10.2",
-        python.display()
-    );
+    let python = common::venv_python();
     let start = Instant::now();
     let mut child = Command::new(&python)
         .arg("-u")

@@ -80,14 +80,8 @@ pub struct ToCompile {
 /// front end shows an output that is not Modelica). Prints the checker's summary; `Err` with
 /// its failure lines when rumoca refuses an output (whose input it compiles, if one is given).
 pub fn rumoca_compiles(what: &str, outputs: &[ToCompile]) -> Result<(), String> {
-    use std::path::Path;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run `bash scripts/test.sh`, which creates .venv with rumoca==0.10.2",
-        python.display()
-    );
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = venv_python();
     let dir = tempfile::tempdir().expect("a temporary folder");
     let mut list = Vec::new();
     for (k, o) in outputs.iter().enumerate() {
@@ -114,4 +108,16 @@ pub fn rumoca_compiles(what: &str, outputs: &[ToCompile]) -> Result<(), String> 
     } else {
         Err(format!("{what}: rumoca refuses outputs (integration/compile_check.py):\n{stdout}{stderr}"))
     }
+}
+
+/// The project's Python with rumoca 0.10.2 (`.venv/bin/python`, made by `bash scripts/test.sh`);
+/// a test that needs it fails with that instruction when it is missing.
+pub fn venv_python() -> std::path::PathBuf {
+    let python = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash scripts/test.sh`, which creates .venv with rumoca==0.10.2",
+        python.display()
+    );
+    python
 }
