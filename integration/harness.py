@@ -18,7 +18,7 @@ rumoca backend. The record:
                                         # [0, dt]: fails at the start; null: did not compile
      "output_times": [...], "values": {"x": [value at each output time], ...},
      "events": {"bh": [{"time": t, "value": true}, ...]},   # Boolean variables, from the samples
-     "nonfinite": ["y", ...],           # variables with a NaN or infinite sample
+     "nonfinite": ["y", ...],           # variables with a NaN or infinite sample (not one infinity throughout)
      "elapsed_s": 0.03,
      "trajectory": {"time": [...], "x": [...]}}              # only with trajectory=True
 
@@ -144,7 +144,14 @@ def boolean_events(times: list[float], values: list[float]) -> list[dict]:
 def build_record(base: dict, times: list[float], data: dict[str, list[float]], kinds: dict[str, str],
                  output_times: list[float], trajectory: bool) -> dict:
     rec = dict(base)
-    nonfinite = sorted(n for n, vs in data.items() if not all(_finite(v) for v in vs))
+    # A variable that is the same infinity at every sample is a value the model declares (omc
+    # writes `inf` for a variable bound to Modelica.Constants.inf: RoomCO2WithControls), not a
+    # run gone wrong; a NaN, or an infinity a finite variable reaches, is.
+    def constant_inf(vs):
+        return bool(vs) and math.isinf(vs[0]) and all(v == vs[0] for v in vs)
+
+    nonfinite = sorted(n for n, vs in data.items()
+                       if not all(_finite(v) for v in vs) and not constant_inf(vs))
     reached = times[-1] if times else None
     stop = rec["stop_time"]
     rec["nonfinite"] = nonfinite

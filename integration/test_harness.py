@@ -127,6 +127,16 @@ class Classification(unittest.TestCase):
         rec = harness.build_record(self.base(), [0.0, 1.0], {"x": [1.0, float("inf")]}, {}, [1.0], False)
         self.assertEqual(rec["status"], "nan")
 
+    def test_a_declared_infinity_is_not_a_failure(self):
+        # omc writes `inf` for a variable bound to Modelica.Constants.inf: the same infinity at
+        # every sample is the model's value; one reached from finite values is still `nan`.
+        inf = float("inf")
+        rec = harness.build_record(self.base(), [0.0, 1.0], {"x": [1.0, 2.0], "vmax": [inf, inf]}, {},
+                                   [1.0], False)
+        self.assertEqual((rec["status"], rec["nonfinite"]), ("ok", []))
+        rec = harness.build_record(self.base(), [0.0, 1.0], {"x": [inf, -inf]}, {}, [1.0], False)
+        self.assertEqual(rec["status"], "nan")
+
     def test_stopped_early_is_a_failure(self):
         rec = harness.build_record(self.base(stop=2.0), [0.0, 0.5, 1.0], {"x": [0.0, 0.0, 0.0]}, {},
                                    [0.5], False)
