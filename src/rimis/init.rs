@@ -132,8 +132,11 @@ pub(crate) fn output_states(plan: &mut Plan) -> (BTreeMap<String, (VarId, u32)>,
 }
 
 /// Start values for the mode variables defined by a level equation `m = g` whose guard
-/// reads only `time` and declared parameters and constants: g at t = 0 (`time` replaced by 0), a
-/// parameter expression (issue 29 class 4). A mode variable's start value is its left
+/// reads only `time`, declared parameters and constants, and kept states whose value at
+/// t = 0 is their `fixed` start (`fixed_states`: name → start, a parameter expression): g at
+/// t = 0 (`time` and those states replaced by their values), a parameter expression (issue
+/// 29 class 4; campaign seed 54: `b3 = x1 >= 0.0211` with `x1(start = 1, fixed = true)`,
+/// where rumoca refused the consistency equations written on the multiplexed sources). A mode variable's start value is its left
 /// limit at t = 0: omc's `pre(m)` after the initialisation is m's initial value, rumoca's is
 /// the start value (false when absent), so without it rumoca starts a model whose mode is
 /// true at t = 0 with `pre(m)` false (the if-equations of the initialisation and the `pre` of
@@ -141,7 +144,12 @@ pub(crate) fn output_states(plan: &mut Plan) -> (BTreeMap<String, (VarId, u32)>,
 /// switches (`fixpoints`) start from their `when initial()` branch; a guard that reads an
 /// unknown is decided by the initial system (REINIT and RESTART do not fire at t = 0 for
 /// those either: [`super::exprs::entered`]).
-pub(crate) fn mode_starts(src: &Source, mode_eqs: &[(String, Expr)], fixpoints: &[String]) -> BTreeMap<String, Expr> {
+pub(crate) fn mode_starts(
+    src: &Source,
+    mode_eqs: &[(String, Expr)],
+    fixpoints: &[String],
+    fixed_states: &BTreeMap<String, Expr>,
+) -> BTreeMap<String, Expr> {
     use crate::syntax::ast::ExprKind;
     let mut out = BTreeMap::new();
     for (m, g) in mode_eqs {
@@ -158,13 +166,15 @@ pub(crate) fn mode_starts(src: &Source, mode_eqs: &[(String, Expr)], fixpoints: 
                 let n = exprs::var_name(x).map(|n| n.into_owned()).unwrap_or_default();
                 // Declared parameters only: a time-invariant unknown (omc's parameter equations)
                 // is computed at run time, and rumoca refuses a start value that reads it.
-                decidable &= n == "time" || src.is_parameter(&n);
+                decidable &= n == "time" || src.is_parameter(&n) || fixed_states.contains_key(&n);
             }
             _ => {}
         });
         if decidable {
-            let at_zero =
-                rewrite(g, &mut |x| (exprs::var_name(x).as_deref() == Some("time")).then(|| exprs::number("0")));
+            let at_zero = rewrite(g, &mut |x| {
+                let n = exprs::var_name(x)?;
+                if n == "time" { Some(exprs::number("0")) } else { fixed_states.get(&*n).cloned() }
+            });
             out.insert(m.clone(), symbolic::simplify(&at_zero));
         }
     }
@@ -181,6 +191,33 @@ fn kept_states(plan: &Plan) -> Vec<String> {
             if let Some(crate::syntax::ast::ExprKind::Name(n)) = plan.existing_source(u, i).map(|e| e.kind) {
                 out.push(n.as_str().to_string());
             }
+        }
+    }
+    out
+}
+
+/// The kept states whose value at t = 0 is their declared start: `fixed`, with a start
+/// that reads only literals and declared parameters, and not mentioned by the input's
+/// initial equations (`user`); name → start. [`mode_starts`] decides the guards that read
+/// them, and [`init_consistency`] does not let a consistency equation set them (`protected`).
+pub(crate) fn fixed_kept_states(plan: &Plan, src: &Source, user: &BTreeSet<String>) -> BTreeMap<String, Expr> {
+    use crate::syntax::ast::ExprKind;
+    let mut out = BTreeMap::new();
+    for n in kept_states(plan) {
+        if !src.is_fixed(&n) || user.contains(&n) {
+            continue;
+        }
+        let Some(start) = src.modifier(&n, "start") else { continue };
+        let mut constant = true;
+        exprs::for_each(start, &mut |x| match &x.kind {
+            ExprKind::Call(_) => constant = false,
+            ExprKind::Name(_) | ExprKind::Ref(_) => {
+                constant &= exprs::var_name(x).is_some_and(|v| src.is_parameter(&v));
+            }
+            _ => {}
+        });
+        if constant {
+            out.insert(n, start.clone());
         }
     }
     out
@@ -218,6 +255,8 @@ pub(crate) fn init_consistency(
     user: &BTreeSet<String>,
     at_start: &BTreeMap<String, Expr>,
     pre_known: &BTreeSet<String>,
+    protected: &BTreeSet<String>,
+    initial_modes: &[(crate::mdae::ModeId, bool)],
     ctx: &DiffContext,
 ) -> Result<InitConsistency, RimisError> {
     let mut out = InitConsistency {
@@ -228,6 +267,12 @@ pub(crate) fn init_consistency(
         unnamed: Vec::new(),
     };
     let mut entries: Vec<Entry> = Vec::new();
+    // The modes the model may start in, as far as the mode variables' values at t = 0 are
+    // constants (`initial_modes`): each e^(j) is written for them, on their replicates.
+    let initial = match initial_modes {
+        [] => (*plan.care).clone(),
+        _ => plan.modes_where(initial_modes).0.g().clone(),
+    };
     for e in plan.mdae.eq_ids() {
         let live: Vec<(u32, Bdd)> = plan
             .cdg
@@ -240,7 +285,18 @@ pub(crate) fn init_consistency(
         let top = live.iter().map(|x| x.0).max().unwrap_or(0);
         for j in 0..top {
             let region = live.iter().filter(|(c, _)| *c > j).fold(plan.cdg.space.mk_false(), |acc, (_, m)| acc.or(m));
-            let everywhere = region == *plan.care;
+            // An equation of every mode the model may start in holds at the start as it is.
+            let everywhere = region.and(&initial) == initial;
+            // Narrowed to the initial modes (campaign seed 52: an equation of every mode,
+            // `0 = if b1 then … else …` on the multiplexed sources, which rumoca's
+            // initialisation does not project onto the initial mode). Where the model cannot
+            // start in the region, e^(j) is not needed at t = 0: nothing is written, and the
+            // region's state replicates start from their start values ([`starts_fixed`]).
+            let region = region.and(&initial);
+            if region.is_false() {
+                continue;
+            }
+            let on_sources = region == *plan.care;
             let (eq, id) = (plan.mdae.eq(e), plan.mdae.label(e));
             let label = primed(id, j);
             let (l, r) = sides_under(plan, &eq.body, &region);
@@ -258,11 +314,12 @@ pub(crate) fn init_consistency(
             let modes_known = super::guards::names_in(&plan.cond_expr(&region))
                 .iter()
                 .all(|n| !plan.mdae.modes.iter().any(|m| &m.name == n) || pre_known.contains(n));
-            let Some(equation) = on_region(plan, &dl, &dr, region_c, everywhere || !modes_known) else {
+            let Some(equation) = on_region(plan, &dl, &dr, region_c, on_sources || !modes_known) else {
                 out.unnamed.push(label);
                 continue;
             };
-            let condition = super::guards::names_in(&at_time_zero(&plan.cond_expr(&region), at_start));
+            let mut condition = super::guards::names_in(&at_time_zero(&plan.cond_expr(&region), at_start));
+            condition.extend(protected.iter().cloned());
             let candidates = states_in(plan, src, user, &condition, &region, &dl, &dr);
             // The plan's copy of the region (numbered above), not one more.
             entries.push(Entry { label, region: plan.cond_local(region_c), everywhere, equation, candidates });
@@ -393,8 +450,9 @@ fn at_time_zero(c: &Expr, at_start: &BTreeMap<String, Expr>) -> Expr {
 /// replicate is made for an equation that may not be written): the variables the states it
 /// absorbs belong to — not the multiplexed sources, which rumoca's initialisation does
 /// not project onto the initial mode (issue 29 class 3: "initial variable projection did
-/// not satisfy the complete residual system"). An equation of every mode (`everywhere`)
-/// is written on the sources, as the input's initial system has it. A derivative the
+/// not satisfy the complete residual system"). An equation of every mode (`on_sources`:
+/// the initial modes are not known) is written on the sources, as the input's initial
+/// system has it. A derivative the
 /// output does not name as a variable is read from the source (`der(x)` of a kept
 /// state); `None` if it has no name there either.
 fn on_region(
@@ -402,7 +460,7 @@ fn on_region(
     l: &Expr,
     r: &Expr,
     region_c: usize,
-    everywhere: bool,
+    on_sources: bool,
 ) -> Option<crate::syntax::ast::Equation> {
     let mut missing = false;
     let mut map = |x: &Expr, plan: &mut Plan| {
@@ -410,7 +468,7 @@ fn on_region(
             let (n, i) = exprs::occurrence(y)?;
             let u = *plan.by_name.get(&*n)?;
             let plain = |e: Expr| exprs::occurrence(&e).is_some_and(|(_, k)| k == 0).then_some(e);
-            let found = if everywhere {
+            let found = if on_sources {
                 plan.existing_source(u, i).or_else(|| plain(plan.read(u, i, region_c)))
             } else {
                 // No read replicate made for an equation that may not be written.

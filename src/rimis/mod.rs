@@ -383,13 +383,33 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     };
     let user = init::names_in_initial_sections(&src.kept_parts);
     // Mode variables whose start value is their value at t = 0 (declared, or given here).
-    let mode_starts = init::mode_starts(&src, &mode_eqs, &fixpoints);
+    // A guard that reads a kept state fixed at its start is decided too; no consistency
+    // equation may then set that state.
+    let fixed_states = init::fixed_kept_states(&plan, &src, &user);
+    let mode_starts = init::mode_starts(&src, &mode_eqs, &fixpoints, &fixed_states);
+    let protected: std::collections::BTreeSet<String> = mode_eqs
+        .iter()
+        .filter(|(m, _)| mode_starts.contains_key(m))
+        .flat_map(|(_, g)| names_in(g))
+        .filter(|n| fixed_states.contains_key(n))
+        .collect();
     let pre_known: std::collections::BTreeSet<String> = mode_eqs
         .iter()
         .map(|(m, _)| m.clone())
         .filter(|m| mode_starts.contains_key(m) || src.modifier(m, "start").is_some())
         .collect();
-    let init = init::init_consistency(&mut plan, &src, &user, &at_start, &pre_known, &ctx)?;
+    // The mode variables whose value at t = 0 is a constant: the initial modes, as far as known.
+    let initial_modes: Vec<(crate::mdae::ModeId, bool)> = mdae
+        .modes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, m)| match mode_starts.get(m.name.as_str()).map(|e| &e.kind) {
+            Some(crate::syntax::ast::ExprKind::Bool(v)) => Some((crate::mdae::ModeId(k as u32), *v)),
+            _ => None,
+        })
+        .collect();
+    let init =
+        init::init_consistency(&mut plan, &src, &user, &at_start, &pre_known, &protected, &initial_modes, &ctx)?;
     out.initial = init.items.clone();
     unfixed.extend(init.freed.iter().cloned());
     if !init.conditional.is_empty() {
