@@ -105,7 +105,11 @@ pub(crate) fn starts_fixed(
 /// the rope is known taut, through a speed the consistency equations set), and a simulator
 /// may settle on a wrong mode that is consistent with itself: the selection is then the
 /// mode variable's start value, its left limit at t = 0 (`pre`), as the input's
-/// initialisation starts from it (`false` when it has none).
+/// initialisation starts from it. Without a start value, g⁰ at the start values of what it
+/// reads (`time` = 0; a simulator's first iterate, from which the input's initialisation
+/// decides the mode too), returned second so that the mode variable is declared with it
+/// (campaign seeds 51, 66: `false`, the default, started the output in a mode whose guard
+/// was true at the start values and at the exact solution); `false` if that is no constant.
 pub(crate) fn initial_mode(
     plan: &Plan,
     src: &Source,
@@ -113,16 +117,61 @@ pub(crate) fn initial_mode(
     reached: &BTreeSet<String>,
     mode: &str,
     initial: &Expr,
-) -> Expr {
+) -> (Expr, Option<bool>) {
     let (replicas, kept) = states;
     let decided = reached.iter().all(|n| match replicas.get(n) {
         Some(&(u, i)) => i == 0 && src.is_fixed(&plan.mdae.var(u).name),
         None => !kept.contains(n) || src.is_fixed(n),
     });
     if decided {
-        return initial.clone();
+        return (initial.clone(), None);
     }
-    src.modifier(mode, "start").cloned().unwrap_or_else(|| exprs::boolean(false))
+    if let Some(start) = src.modifier(mode, "start") {
+        return (start.clone(), None);
+    }
+    let guess = symbolic::simplify(&at_start_values(plan, src, initial));
+    match guess.kind {
+        crate::syntax::ast::ExprKind::Bool(v) => (guess, Some(v)),
+        _ => (exprs::boolean(false), None),
+    }
+}
+
+/// `e` at the start values of the output's variables: `time` = 0, a source its `start`, a
+/// replicate of u its source's (u^(i), i > 0: 0), `pre(x)` as x; a variable without a start
+/// value 0, as a simulator's first iterate (literal and parameter starts only: others
+/// are left as they are).
+fn at_start_values(plan: &Plan, src: &Source, e: &Expr) -> Expr {
+    use crate::syntax::ast::ExprKind;
+    let replicas: BTreeMap<&str, (VarId, u32)> =
+        plan.declared.iter().filter_map(|(n, _, v)| v.map(|v| (n.as_str(), v))).collect();
+    let value = |n: &str| -> Option<Expr> {
+        if n == "time" {
+            return Some(exprs::number("0"));
+        }
+        let source = match replicas.get(n) {
+            Some(&(_, i)) if i > 0 => return Some(exprs::number("0")),
+            Some(&(u, _)) => plan.mdae.var(u).name.to_string(),
+            None if plan.by_name.contains_key(n) => n.to_string(),
+            None => return None,
+        };
+        let start = src.modifier(&source, "start").cloned().unwrap_or_else(|| exprs::number("0"));
+        let mut constant = true;
+        exprs::for_each(&start, &mut |x| {
+            if matches!(x.kind, ExprKind::Name(_) | ExprKind::Ref(_)) {
+                constant &= exprs::var_name(x).is_some_and(|v| src.is_parameter(&v));
+            }
+        });
+        constant.then_some(start)
+    };
+    rewrite(e, &mut |x| match &x.kind {
+        ExprKind::Call(c) if c.function.text.as_str() == "pre" => {
+            let crate::syntax::ast::FunctionArgs::List { positional, .. } = &c.args else { return None };
+            let [arg] = &positional[..] else { return None };
+            value(&exprs::var_name(arg)?)
+        }
+        ExprKind::Name(_) | ExprKind::Ref(_) => value(&exprs::var_name(x)?),
+        _ => None,
+    })
 }
 
 /// The output's states as [`initial_mode`] reads them: the state replicates with their

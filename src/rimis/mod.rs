@@ -322,6 +322,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let mut unfixed = Vec::new();
     // The output's states, for the switches' initial modes (made once, when first asked).
     let mut output_states = None;
+    // Switches without a start value whose initial mode is taken from their guard at the
+    // start values (`init::initial_mode`): declared with it.
+    let mut guessed_starts: BTreeMap<String, crate::syntax::ast::Expr> = BTreeMap::new();
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
             modes.push(Item::new(eq.clone()));
@@ -338,7 +341,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
                 let reached = guards::reachable(&[&deps, plan.mux_deps()], &names_in(&ll.initial));
                 let states = output_states.get_or_insert_with(|| init::output_states(&mut plan));
-                let initial = init::initial_mode(&plan, &src, states, &reached, &mode_name, &ll.initial);
+                let (initial, guessed) = init::initial_mode(&plan, &src, states, &reached, &mode_name, &ll.initial);
+                if let Some(v) = guessed {
+                    guessed_starts.insert(mode_name.clone(), exprs::boolean(v));
+                }
                 at_start.insert(mode_name.clone(), initial);
                 let start = vec![exprs::simple(target.clone(), ll.initial)];
                 let branches =
@@ -386,7 +392,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // A guard that reads a kept state fixed at its start is decided too; no consistency
     // equation may then set that state.
     let fixed_states = init::fixed_kept_states(&plan, &src, &user);
-    let mode_starts = init::mode_starts(&src, &mode_eqs, &fixpoints, &fixed_states);
+    let mut mode_starts = init::mode_starts(&src, &mode_eqs, &fixpoints, &fixed_states);
+    mode_starts.extend(guessed_starts);
     let protected: std::collections::BTreeSet<String> = mode_eqs
         .iter()
         .filter(|(m, _)| mode_starts.contains_key(m))
