@@ -401,28 +401,37 @@ fn a_switch_guarantees_only_its_own_crossing_surface() {
 /// there (y, whose start is only a guess); elsewhere that state keeps its start value.
 /// Where the mode at t = 0 is known before the run (a guard of `time`), the equation is
 /// written alone where the model starts in its modes, and not at all where it cannot
-/// (campaign seed 52). Where the only state is `fixed`, it loses `fixed`
+/// (campaign seed 52); where the guard reads a state whose start is only a guess, the model
+/// starts in the mode of the guard at the start values, checked by an assert at t = 0
+/// (seeds 66, 413). Where the only state is `fixed`, it loses `fixed`
 /// (`ClutchReleased`, in the simulation suite: engaged at t = 0, w2 starts at w1's speed).
 #[test]
 fn consistency_equations_of_every_mode_are_initial_equations() {
     let model = |guard: &str, extra: &str| {
         format!(
-            "model M\n  Real x(start = 1, fixed = true);\n  Real y;\n  Real f;\n  Real z; Real w;\n  Real s(start = 2);\n  Boolean b;\nequation\n  b = {guard};\n  der(s) = -s;\n  der(x) = f - x;\n  der(y) = -f - 2 * y;\n  {extra}\n  0 = if b then z - x else w - 1;\n  w + z = 0;\nend M;\n"
+            "model M\n  parameter Real s0 = 2;\n  Real x(start = 1, fixed = true);\n  Real y;\n  Real f;\n  Real z; Real w;\n  Real s(start = s0);\n  Boolean b;\nequation\n  b = {guard};\n  der(s) = -s;\n  der(x) = f - x;\n  der(y) = -f - 2 * y;\n  {extra}\n  0 = if b then z - x else w - 1;\n  w + z = 0;\nend M;\n"
         )
     };
     let (out, messages) = transform("M.mo", &model("time > 0.5", "x = y;")).unwrap();
     assert!(messages.is_empty(), "{messages:?}");
-    assert!(out.contains("initial equation\n  // consistency: e13 holds at the start\n  x = y;\nequation\n"), "{out}");
-    // Only when b, b read through a state at t = 0: selected by b's guard.
+    assert!(out.contains("initial equation\n  // consistency: e14 holds at the start\n  x = y;\nequation\n"), "{out}");
+    // Only when b, b read through a state whose start is a parameter at t = 0: selected by
+    // b's guard.
     let (out, _) = transform("M.mo", &model("s > 0.5", "0 = if b then x - y else f;")).unwrap();
-    let expected = "initial equation\n  // consistency: e13 holds at the start where `b` (elsewhere y starts from its start value)\n  if s > 0.5 then\n    0 = x - y;\n  else\n    y = 0.0;\n  end if;\nequation\n";
+    let expected = "initial equation\n  // consistency: e14 holds at the start where `b` (elsewhere y starts from its start value)\n  if s > 0.5 then\n    0 = x - y;\n  else\n    y = 0.0;\n  end if;\nequation\n";
     assert!(out.contains(expected), "{out}");
-    assert!(out.contains("  Real x(start = 1, fixed = true);\n"), "x keeps fixed: y absorbs e13\n{out}");
-    // b known true at t = 0: e13 alone; known false: not written, y keeps its start.
+    assert!(out.contains("  Real x(start = 1, fixed = true);\n"), "x keeps fixed: y absorbs e14\n{out}");
+    // b known true at t = 0: e14 alone; known false: not written, y keeps its start.
     let (out, _) = transform("M.mo", &model("time < 0.5", "0 = if b then x - y else f;")).unwrap();
-    assert!(out.contains("initial equation\n  // consistency: e13 holds at the start\n  0 = x - y;\nequation\n"), "{out}");
+    assert!(out.contains("initial equation\n  // consistency: e14 holds at the start\n  0 = x - y;\nequation\n"), "{out}");
     let (out, _) = transform("M.mo", &model("time > 0.5", "0 = if b then x - y else f;")).unwrap();
     assert!(!out.contains("initial equation"), "{out}");
+    // b read through a state whose start is a literal (a guess): the mode of the guard at the
+    // start values, declared, the equation alone, and an assert at t = 0.
+    let (out, _) = transform("M.mo", &model("s > 0.5", "0 = if b then x - y else f;").replace("start = s0", "start = 2")).unwrap();
+    assert!(out.contains("  Boolean b(start = true);\n"), "{out}");
+    assert!(out.contains("initial equation\n  // consistency: e14 holds at the start\n  0 = x - y;\nequation\n"), "{out}");
+    assert!(out.contains("  assert(not initial() or s > 0.5, \"mdae-rimis: the output starts where `b` is true"), "{out}");
 }
 
 /// Issue 13: the rewritten outputs of Modelica.Fluid's TanksWithOverflow and Rotational's

@@ -45,8 +45,7 @@ use super::restart::Unguaranteed;
 use super::sections::{partial, sides_under};
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
-use crate::syntax::Span;
-use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind, UnOp, text as intern};
+use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::syntax::printer::expr_to_string;
 
 /// Default relative tolerance of the consistency checks.
@@ -105,9 +104,7 @@ pub(crate) fn consistency_checks(
         let message = format!(
             "mdae-rimis: entering `{region}`, consistency equation {label} ({text}) does not hold: the mode change needs an impulse (paper 000 §5) that this output does not compute; stopping instead of going on with nonphysical values"
         );
-        let assert = call("assert", vec![test, Expr { kind: ExprKind::String(intern(&message)), span: Span::DUMMY }]);
-        let ExprKind::Call(c) = assert.kind else { unreachable!("built as a call") };
-        let mut item = Item::new(Equation::new(None, EquationKind::Call(c), None, Span::DUMMY));
+        let mut item = Item::new(exprs::assert(test, &message));
         item.comment = Some(format!("{label} must hold in `{region}` (no restart computed for entering it)"));
         items.push(item);
     }

@@ -79,6 +79,14 @@ pub(crate) fn reinit(target: Expr, value: Expr) -> Equation {
     equation(EquationKind::Call(c))
 }
 
+/// `assert(test, "message");`, the message escaped as a Modelica string literal.
+pub(crate) fn assert(test: Expr, message: &str) -> Equation {
+    let literal = message.replace('\\', "\\\\").replace('"', "\\\"");
+    let message = Expr { kind: ExprKind::String(text(&literal)), span: Span::DUMMY };
+    let ExprKind::Call(c) = call("assert", vec![test, message]).kind else { unreachable!("built as a call") };
+    equation(EquationKind::Call(c))
+}
+
 /// The flat name `e` refers to when it is a reference, `x` or `a[1].b` (as the mDAE
 /// names its variables); `None` for any other expression.
 pub(crate) fn var_name(e: &Expr) -> Option<Cow<'_, str>> {

@@ -105,11 +105,14 @@ pub(crate) fn starts_fixed(
 /// the rope is known taut, through a speed the consistency equations set), and a simulator
 /// may settle on a wrong mode that is consistent with itself: the selection is then the
 /// mode variable's start value, its left limit at t = 0 (`pre`), as the input's
-/// initialisation starts from it. Without a start value, g⁰ at the start values of what it
-/// reads (`time` = 0; a simulator's first iterate, from which the input's initialisation
-/// decides the mode too), returned second so that the mode variable is declared with it
-/// (campaign seeds 51, 66: `false`, the default, started the output in a mode whose guard
-/// was true at the start values and at the exact solution); `false` if that is no constant.
+/// initialisation starts from it. Without a start value, the input's `guard` at the start
+/// values of what it reads (`time` = 0; a simulator's first iterate, from which the input's
+/// initialisation decides the mode too), returned second: the switch takes it at t = 0 and
+/// is declared with it, and an assert checks the guard on the initial state
+/// ([`initial_mode_assert`]; campaign seeds 51, 66: `false`, the default, started the output
+/// in a mode whose guard was true at the start values and at the exact solution; g⁰ reads the
+/// replicates of the mode entered, which do not hold the initial state when the model starts
+/// in it, seed 238); `false` if that is no constant.
 pub(crate) fn initial_mode(
     plan: &Plan,
     src: &Source,
@@ -117,6 +120,7 @@ pub(crate) fn initial_mode(
     reached: &BTreeSet<String>,
     mode: &str,
     initial: &Expr,
+    guard: &Expr,
 ) -> (Expr, Option<bool>) {
     let (replicas, kept) = states;
     let decided = reached.iter().all(|n| match replicas.get(n) {
@@ -129,10 +133,36 @@ pub(crate) fn initial_mode(
     if let Some(start) = src.modifier(mode, "start") {
         return (start.clone(), None);
     }
-    let guess = symbolic::simplify(&at_start_values(plan, src, initial));
-    match guess.kind {
-        crate::syntax::ast::ExprKind::Bool(v) => (guess, Some(v)),
-        _ => (exprs::boolean(false), None),
+    match guess_at_starts(plan, src, guard) {
+        Some(v) => (exprs::boolean(v), Some(v)),
+        None => (exprs::boolean(false), None),
+    }
+}
+
+/// The assert at t = 0 of a mode variable `m` whose initial mode was taken from its guard
+/// `g` at the start values (`v`): the run stops at t = 0, with what to do, where the
+/// initial state gives the other mode, instead of going on from consistency equations
+/// written for a mode the model is not in.
+pub(crate) fn initial_mode_assert(m: &str, g: &Expr, v: bool) -> Item {
+    // In the equations, at t = 0 only (rumoca evaluates an initial equation's assert at
+    // every step).
+    let holds = if v { g.clone() } else { exprs::not(g.clone()) };
+    let holds = exprs::binary(crate::syntax::ast::BinOp::Or, exprs::not(exprs::call("initial", Vec::new())), holds);
+    let message = format!(
+        "mdae-rimis: the output starts where `{m}` is {v}, its guard at the start values of what it reads, but the initial state gives `{m}` = {}: declare `{m}` with the start value of its initial mode",
+        !v
+    );
+    let mut item = Item::new(exprs::assert(holds, &message));
+    item.comment = Some(format!("initial mode: `{m}` = {v}, from the start values"));
+    item
+}
+
+/// The value of the guard `g` at the start values of what it reads ([`at_start_values`]),
+/// if that is a constant: the initial mode a simulator's first iterate takes.
+pub(crate) fn guess_at_starts(plan: &Plan, src: &Source, g: &Expr) -> Option<bool> {
+    match symbolic::simplify(&at_start_values(plan, src, g)).kind {
+        crate::syntax::ast::ExprKind::Bool(v) => Some(v),
+        _ => None,
     }
 }
 

@@ -324,7 +324,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let mut output_states = None;
     // Switches without a start value whose initial mode is taken from their guard at the
     // start values (`init::initial_mode`): declared with it.
-    let mut guessed_starts: BTreeMap<String, crate::syntax::ast::Expr> = BTreeMap::new();
+    let mut guessed: BTreeMap<String, (crate::syntax::ast::Expr, bool)> = BTreeMap::new();
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
             modes.push(Item::new(eq.clone()));
@@ -341,12 +341,16 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
                 let reached = guards::reachable(&[&deps, plan.mux_deps()], &names_in(&ll.initial));
                 let states = output_states.get_or_insert_with(|| init::output_states(&mut plan));
-                let (initial, guessed) = init::initial_mode(&plan, &src, states, &reached, &mode_name, &ll.initial);
-                if let Some(v) = guessed {
-                    guessed_starts.insert(mode_name.clone(), exprs::boolean(v));
+                let (initial, guess) = init::initial_mode(&plan, &src, states, &reached, &mode_name, &ll.initial, &g);
+                // A guessed initial mode is the switch's value at t = 0 (checked by an assert).
+                let start = match guess {
+                    Some(v) => set(v),
+                    None => vec![exprs::simple(target.clone(), ll.initial)],
+                };
+                if let Some(v) = guess {
+                    guessed.insert(mode_name.clone(), (g.clone(), v));
                 }
                 at_start.insert(mode_name.clone(), initial);
-                let start = vec![exprs::simple(target.clone(), ll.initial)];
                 let branches =
                     vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
                 let kind = EquationKind::When { branches };
@@ -393,13 +397,30 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // equation may then set that state.
     let fixed_states = init::fixed_kept_states(&plan, &src, &user);
     let mut mode_starts = init::mode_starts(&src, &mode_eqs, &fixpoints, &fixed_states);
-    mode_starts.extend(guessed_starts);
     let protected: std::collections::BTreeSet<String> = mode_eqs
         .iter()
         .filter(|(m, _)| mode_starts.contains_key(m))
         .flat_map(|(_, g)| names_in(g))
         .filter(|n| fixed_states.contains_key(n))
         .collect();
+    // A level mode variable without a start value whose guard reads what the initial system
+    // computes, like a switch's (`init::initial_mode`): its initial mode is its guard at the
+    // start values (a simulator's first iterate), declared so, so that the simulator plans its
+    // initialisation in that mode and the consistency equations are written for it, on its
+    // replicates (campaign seed 413: `b3 = x2 - x3 < -1.8329` with x2 a state whose start is
+    // a guess); an initial assert stops a run whose initial state gives the other mode.
+    for (m, g) in &mode_eqs {
+        if mode_starts.contains_key(m) || fixpoints.contains(m) || src.modifier(m, "start").is_some() {
+            continue;
+        }
+        if let Some(v) = init::guess_at_starts(&plan, &src, g) {
+            guessed.insert(m.clone(), (g.clone(), v));
+        }
+    }
+    for (m, (_, v)) in &guessed {
+        mode_starts.insert(m.clone(), exprs::boolean(*v));
+        at_start.insert(m.clone(), exprs::boolean(*v));
+    }
     let pre_known: std::collections::BTreeSet<String> = mode_eqs
         .iter()
         .map(|(m, _)| m.clone())
@@ -418,6 +439,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let init =
         init::init_consistency(&mut plan, &src, &user, &at_start, &pre_known, &protected, &initial_modes, &ctx)?;
     out.initial = init.items.clone();
+    let initial_checks: Vec<Item> = guessed.iter().map(|(m, (g, v))| init::initial_mode_assert(m, g, *v)).collect();
     unfixed.extend(init.freed.iter().cloned());
     if !init.conditional.is_empty() {
         out.header.push(format!(
@@ -479,6 +501,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         ("REINIT: a state replicate starts from the source's value when its mode is entered", reinit),
         ("RESTART: reinitialisation", restarts.reinit),
         ("CHECK: consistency after mode changes the output does not restart (paper 000 §5)", checks),
+        ("CHECK: initial modes taken from the start values", initial_checks),
     ] {
         if !items.is_empty() {
             out.sections.push(Section::new(title, items));

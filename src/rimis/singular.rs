@@ -10,12 +10,10 @@
 //! wrong simulation. A model with no regular mode is refused.
 
 use super::Item;
-use super::exprs::{self, call};
+use super::exprs;
 use super::plan::mode_expr;
 use crate::analysis::cdg::Cdg;
 use crate::mdae::Mdae;
-use crate::syntax::Span;
-use crate::syntax::ast::{Equation, EquationKind, Expr, ExprKind, text as intern};
 
 /// One `assert(not S, "…")` per singular set S of valid modes.
 pub(crate) fn asserts(mdae: &Mdae, cdg: &Cdg) -> Vec<Item> {
@@ -33,12 +31,7 @@ pub(crate) fn asserts(mdae: &Mdae, cdg: &Cdg) -> Vec<Item> {
                 over.join(", "),
                 under.join(", ")
             );
-            let literal = message.replace('\\', "\\\\").replace('"', "\\\"");
-            let assert =
-                call("assert", vec![test, Expr { kind: ExprKind::String(intern(&literal)), span: Span::DUMMY }]);
-            let ExprKind::Call(c) = assert.kind else { unreachable!("built as a call") };
-            let mut item =
-                Item::new(Equation::new(None, EquationKind::Call(c), None, Span::DUMMY));
+            let mut item = Item::new(exprs::assert(test, &message));
             item.comment = Some(format!("structurally singular when {when}: the simulation must not enter it"));
             item
         })
