@@ -325,6 +325,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // Switches without a start value whose initial mode is taken from their guard at the
     // start values (`init::initial_mode`): declared with it.
     let mut guessed: BTreeMap<String, (crate::syntax::ast::Expr, bool)> = BTreeMap::new();
+    // Guard fixpoints kept as level equations.
+    let mut kept_level: Vec<String> = Vec::new();
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
             modes.push(Item::new(eq.clone()));
@@ -371,6 +373,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 out.notes.push(note.clone());
                 out.header.push(format!("Note: {note}."));
                 modes.push(Item::new(eq.clone()));
+                kept_level.push(mode_name.clone());
             }
         }
     }
@@ -396,7 +399,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // A guard that reads a kept state fixed at its start is decided too; no consistency
     // equation may then set that state.
     let fixed_states = init::fixed_kept_states(&plan, &src, &user);
-    let mut mode_starts = init::mode_starts(&src, &mode_eqs, &fixpoints, &fixed_states);
+    let switch_modes: Vec<String> = fixpoints.iter().filter(|m| !kept_level.contains(m)).cloned().collect();
+    let mut mode_starts = init::mode_starts(&src, &mode_eqs, &switch_modes, &fixed_states);
     let protected: std::collections::BTreeSet<String> = mode_eqs
         .iter()
         .filter(|(m, _)| mode_starts.contains_key(m))
@@ -410,7 +414,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // replicates (campaign seed 413: `b3 = x2 - x3 < -1.8329` with x2 a state whose start is
     // a guess); an initial assert stops a run whose initial state gives the other mode.
     for (m, g) in &mode_eqs {
-        if mode_starts.contains_key(m) || fixpoints.contains(m) || src.modifier(m, "start").is_some() {
+        if mode_starts.contains_key(m) || switch_modes.contains(m) || src.modifier(m, "start").is_some() {
             continue;
         }
         if let Some(v) = init::guess_at_starts(&plan, &src, g) {
