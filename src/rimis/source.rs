@@ -182,7 +182,13 @@ impl<'a> Source<'a> {
                         span: Span::DUMMY,
                     });
                     let mut args: Vec<ModArg> = m.class_mod.as_ref().map(|cm| cm.args.to_vec()).unwrap_or_default();
-                    args.insert(0, mod_arg("start", value.clone()));
+                    // `x[1]`, an array of one element declared for the mode variable `x[1]`:
+                    // its start value is an array (TankPort's `regularFlow[1](start = {…})`).
+                    let value = match d.dims.is_empty() {
+                        true => value.clone(),
+                        false => Expr::new(ExprKind::Array(Box::new(vec![value.clone()])), Span::DUMMY),
+                    };
+                    args.insert(0, mod_arg("start", value));
                     m.class_mod = Some(ClassMod { args: args.into_boxed_slice(), span: Span::DUMMY });
                     *d = Declaration::new(
                         d.name().into_owned(),
