@@ -591,6 +591,7 @@ fn subscripted_names_are_rewritten_as_plain_ones() {
             .replace("regularFlow[1]", "regularFlow")
             .replace("inFlow[1]", "inFlow")
             .replace("{false}", "false")
+            .replace("{2.0 >= h}", "2.0 >= h")
     };
     let (out, notes) = transform("TankPort", &subscripted).unwrap_or_else(|e| panic!("{}", e.render()));
     let (plain, plain_notes) = transform("TankPort", &plain_names(&subscripted)).unwrap();
