@@ -79,9 +79,17 @@ pub(crate) fn reinit(target: Expr, value: Expr) -> Equation {
     equation(EquationKind::Call(c))
 }
 
-/// `assert(test, "message");`, the message escaped as a Modelica string literal.
+/// `assert(test, "message");`, the message escaped as a Modelica string literal, in ASCII:
+/// omc truncates a long assert message byte-wise in its log, and a multibyte character
+/// cut in two (`§`) made its `simulate` report "Failed to build model" after a successful
+/// run (EveryModeEquationAtStart).
 pub(crate) fn assert(test: Expr, message: &str) -> Equation {
-    let literal = message.replace('\\', "\\\\").replace('"', "\\\"");
+    let ascii: String = message
+        .replace('§', "section ")
+        .chars()
+        .map(|c| if c.is_ascii() { c } else { '?' })
+        .collect();
+    let literal = ascii.replace('\\', "\\\\").replace('"', "\\\"");
     let message = Expr { kind: ExprKind::String(text(&literal)), span: Span::DUMMY };
     let ExprKind::Call(c) = call("assert", vec![test, message]).kind else { unreachable!("built as a call") };
     equation(EquationKind::Call(c))

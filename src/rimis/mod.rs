@@ -39,6 +39,11 @@ use names::Namer;
 use plan::Plan;
 use std::collections::BTreeMap;
 
+/// Default relative width of the hysteresis of a guard fixpoint kept as a level equation
+/// (`guards::sticky`): above the integration error that moves the guard at the switch,
+/// small next to the campaign's and the fixtures' comparison tolerances.
+const SWITCHING_BAND: &str = "1e-6";
+
 /// An equation of the output with the comment written above it.
 #[derive(Clone, Debug)]
 pub struct Item {
@@ -325,8 +330,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // Switches without a start value whose initial mode is taken from their guard at the
     // start values (`init::initial_mode`): declared with it.
     let mut guessed: BTreeMap<String, (crate::syntax::ast::Expr, bool)> = BTreeMap::new();
-    // Guard fixpoints kept as level equations.
+    // Guard fixpoints kept as level equations, and the parameter of their hysteresis.
     let mut kept_level: Vec<String> = Vec::new();
+    let mut switching_band: Option<String> = None;
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
             modes.push(Item::new(eq.clone()));
@@ -372,7 +378,22 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 );
                 out.notes.push(note.clone());
                 out.header.push(format!("Note: {note}."));
-                modes.push(Item::new(eq.clone()));
+                // With a hysteresis (`guards::sticky`), so that the event iteration settles.
+                let band = exprs::name(switching_band.get_or_insert_with(|| plan.namer.fresh("switching_band")));
+                let varies = |x: &crate::syntax::ast::Expr| {
+                    names_in(x).iter().any(|n| n != "time" && !src.is_parameter(n))
+                };
+                let target = guards::target(&plan, m);
+                let pre = exprs::call("pre", vec![target.clone()]);
+                let value = exprs::if_expr(
+                    vec![(pre, guards::sticky(&g, true, &band, &varies))],
+                    guards::sticky(&g, false, &band, &varies),
+                );
+                let mut item = Item::new(exprs::simple(target, value));
+                item.comment = Some(format!(
+                    "{mode_name} with a hysteresis of relative width {switching_band_value} around its relations (a guard fixpoint that reads `{mode_name}` through a block of every mode)"
+                , switching_band_value = SWITCHING_BAND));
+                modes.push(item);
                 kept_level.push(mode_name.clone());
             }
         }
@@ -482,6 +503,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     if let Some(tol) = &tolerance {
         let doc = "relative tolerance of the consistency checks after mode changes without a restart (issue 14)";
         out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));
+    }
+    if let Some(band) = &switching_band {
+        let doc = "relative width of the hysteresis of the guard fixpoints kept as level equations";
+        out.elements.push(source::real_parameter(band, SWITCHING_BAND, doc));
     }
     out.classes.extend(restarts.functions.iter().cloned());
     if let Some(step) = &restarts.step {

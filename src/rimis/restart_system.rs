@@ -121,7 +121,7 @@ pub(crate) fn build(
             out.mode_changes.push(ModeChange::without_restart(plan.cond_text(region), names.clone(), why));
             continue;
         }
-        let parts = match grow_parts(plan, &index, region, &here, ctx, &mut MAX_PARTS.clone())? {
+        let parts = match grow_parts(plan, &index, region, region, &here, ctx, &mut MAX_PARTS.clone())? {
             Ok(parts) => parts,
             Err(why) => {
                 out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
@@ -130,6 +130,20 @@ pub(crate) fn build(
                 continue;
             }
         };
+        // What no jump restores is checked, not restarted (`Grown::lower`).
+        let lower: BTreeSet<(EqId, u32)> = parts.iter().flat_map(|(_, g)| g.lower.iter().copied()).collect();
+        let (here, held): (Vec<&Unguaranteed>, Vec<&Unguaranteed>) =
+            here.into_iter().partition(|f| !lower.contains(&(f.eq, f.j)));
+        let names: Vec<String> = here.iter().map(|f| primed(plan.mdae.label(f.eq), f.j)).collect();
+        for f in &held {
+            out.warnings.push(format!(
+                "{}; not restarted: it reads no highest-order state (a jump of a lower-order state, an impulse of higher order, paper 000 §6), so it must hold by the continuity of the states it reads",
+                f.message
+            ));
+        }
+        out.unrestored.extend((0..failures.len()).filter(|&k| {
+            &failures[k].entered == region && lower.contains(&(failures[k].eq, failures[k].j))
+        }));
         let step = out.step.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
         let mut built: Vec<(Bdd, Built)> = Vec::new();
         let mut failed = None;
@@ -145,7 +159,9 @@ pub(crate) fn build(
         }
         if let Some(why) = failed {
             out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
-            out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+            out.unrestored.extend((0..failures.len()).filter(|&k| {
+                &failures[k].entered == region && !lower.contains(&(failures[k].eq, failures[k].j))
+            }));
             if let Some(mc) = out.mode_changes.last_mut() {
                 mc.no_restart = Some(why);
             }
@@ -231,17 +247,18 @@ fn grow_parts(
     plan: &mut Plan,
     index: &Index,
     region: &Bdd,
+    entered: &Bdd,
     here: &[&Unguaranteed],
     ctx: &DiffContext,
     budget: &mut usize,
 ) -> Result<Result<Vec<(Bdd, Grown)>, String>, RimisError> {
-    match grow(plan, index, region, here, ctx)? {
+    match grow(plan, index, region, entered, here, ctx)? {
         Ok(g) => Ok(Ok(vec![(region.clone(), g)])),
         Err(f) if f.split.len() >= 2 && *budget >= f.split.len() => {
             *budget -= f.split.len();
             let mut all = Vec::new();
             for part in &f.split {
-                match grow_parts(plan, index, part, here, ctx, budget)? {
+                match grow_parts(plan, index, part, entered, here, ctx, budget)? {
                     Ok(v) => all.extend(v),
                     Err(why) => return Ok(Err(why)),
                 }
@@ -336,6 +353,12 @@ struct Row {
 struct Grown {
     rows: Vec<Row>,
     d: BTreeMap<usize, u32>,
+    /// Unguaranteed consistency equations that read no highest-order state (e^(j) with no
+    /// unknown): no jump of the system can make them true (that needs an impulse of higher
+    /// order, paper 000 §6); left out of it, they must hold by the continuity of the states
+    /// they read, and their checks stop a run where they do not (campaign seed 173: `x3 =
+    /// 1 + sin(time)` entering a mode where x3 becomes a state, with x3 continuous).
+    lower: Vec<(EqId, u32)>,
 }
 
 fn placeholder(u: usize) -> Expr {
@@ -357,6 +380,7 @@ fn grow(
     plan: &mut Plan,
     index: &Index,
     region: &Bdd,
+    entered: &Bdd,
     here: &[&Unguaranteed],
     ctx: &DiffContext,
 ) -> Result<Result<Grown, Fail>, RimisError> {
@@ -367,6 +391,7 @@ fn grow(
     let mut d: BTreeMap<usize, u32> = BTreeMap::new();
     let mut added: Vec<(EqId, u32)> = Vec::new();
     let mut is_added: BTreeSet<EqId> = BTreeSet::new();
+    let mut lower: Vec<(EqId, u32)> = Vec::new();
     let mut queue: VecDeque<EqId> = seeds.iter().copied().collect();
     while let Some(e) = queue.pop_front() {
         if is_added.contains(&e) {
@@ -427,10 +452,7 @@ fn grow(
         for row in &dry {
             let unguaranteed = c > 0 && here.iter().any(|f| f.eq == row.eq && f.j == row.j);
             if row.unknowns.is_empty() && unguaranteed {
-                return Ok(Err(Fail::new(format!(
-                    "consistency equation {} reads no highest-order state: it needs a jump of a lower-order state (an impulse of higher order, paper 000 §6)",
-                    primed(plan.mdae.label(row.eq), row.j)
-                ))));
+                lower.push((row.eq, row.j));
             }
             for &u in &row.unknowns {
                 if let std::collections::btree_map::Entry::Vacant(e) = d.entry(u) {
@@ -451,6 +473,14 @@ fn grow(
                 }
             }
         }
+    }
+    // Only equations that no jump can restore: no system.
+    if here.iter().all(|f| lower.contains(&(f.eq, f.j))) {
+        let (e, j) = lower[0];
+        return Ok(Err(Fail::new(format!(
+            "consistency equation {} reads no highest-order state: it needs a jump of a lower-order state (an impulse of higher order, paper 000 §6)",
+            primed(plan.mdae.label(e), j)
+        ))));
     }
     let mut rows: Vec<Row> = Vec::new();
     for (e, c) in added {
@@ -482,22 +512,23 @@ fn grow(
     // equations, and downstream what it carries to other states (an impulse in y moves x
     // through der(x) = y).
     // A state replicated per mode restarts through REINIT's reinitialisation on entering
-    // its writer's modes, which must be exactly the region.
+    // its writer's modes, which must be exactly the region entered (of which `region` may
+    // be a part: REINIT then selects the part's value, campaign seed 112).
     for (&u, &du) in &d {
         if du > 0 && plan.roles[u] == Role::Varying {
             let v = VarId(u as u32);
             let writer = plan.def(v, du - 1, region).into_iter().find(|&(_, k)| k >= du);
-            let same = writer.is_some_and(|(b, _)| plan.same(plan.cond(plan.part_cond[b]), &plan.local(region)));
+            let same = writer.is_some_and(|(b, _)| plan.same(plan.cond(plan.part_cond[b]), &plan.local(entered)));
             if !same {
                 return Ok(Err(Fail::new(format!(
                     "`{}` is replicated per mode and its writer's modes are not exactly `{}`",
                     plan.mdae.vars[u].name,
-                    plan.cond_text(region)
+                    plan.cond_text(entered)
                 ))));
             }
         }
     }
-    Ok(Ok(Grown { rows, d }))
+    Ok(Ok(Grown { rows, d, lower }))
 }
 
 /// The rows of equation `e` (offset `c` in the region): itself at the instant if c = 0,

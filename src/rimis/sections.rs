@@ -427,12 +427,22 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
             let (mut copies, mut restarted) = (Vec::new(), Vec::new());
             for i in 0..k {
                 let target = plan.written(b, u, i);
-                let restart = restarts.iter().zip(&regions).find(|((_, n, _), r)| {
-                    plan.same(r, &mode) && matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n)
-                });
-                match restart {
-                    Some(((_, _, v), _)) => restarted.push(exprs::reinit(target, v.clone())),
-                    None => copies.push(exprs::reinit(target, call("pre", vec![plan.source(u, i)]))),
+                // The restart values of the replicate: one for the writer's modes, or one per
+                // part of them where the restart system was split (selected at the switch).
+                let restart: Vec<(&Local, &Expr, &Bdd)> = restarts
+                    .iter()
+                    .zip(&regions)
+                    .filter(|((_, n, _), _)| matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n))
+                    .map(|((c, _, v), r)| (r, v, c))
+                    .collect();
+                match restart.as_slice() {
+                    [] => copies.push(exprs::reinit(target, call("pre", vec![plan.source(u, i)]))),
+                    [(r, v, _)] if plan.same(r, &mode) => restarted.push(exprs::reinit(target, (*v).clone())),
+                    parts => {
+                        let branches = parts.iter().map(|(_, v, c)| (plan.cond_expr(c), (*v).clone())).collect();
+                        let value = exprs::if_expr(branches, call("pre", vec![plan.source(u, i)]));
+                        restarted.push(exprs::reinit(target, value));
+                    }
                 }
             }
             // A copy does not fire for the initial mode (`and not initial()`); a restart value
