@@ -128,6 +128,14 @@ pub(crate) fn initial_mode(
         None => !kept.contains(n) || src.is_fixed(n),
     });
     if decided {
+        // Read on values the initial system computes from fixed starts: the guess at the
+        // start values is the mode the simulator plans in (checked at t = 0, campaign seed
+        // 523: a guard on an algebraic variable whose start is its value).
+        if src.modifier(mode, "start").is_none()
+            && let Some(v) = guess_at_starts(plan, src, guard)
+        {
+            return (exprs::boolean(v), Some(v));
+        }
         return (initial.clone(), None);
     }
     if let Some(start) = src.modifier(mode, "start") {
@@ -178,10 +186,14 @@ fn at_start_values(plan: &Plan, src: &Source, e: &Expr) -> Expr {
         if n == "time" {
             return Some(exprs::number("0"));
         }
+        if src.is_parameter(n) {
+            return None;
+        }
         let source = match replicas.get(n) {
             Some(&(_, i)) if i > 0 => return Some(exprs::number("0")),
             Some(&(u, _)) => plan.mdae.var(u).name.to_string(),
-            None if plan.by_name.contains_key(n) => n.to_string(),
+            // A variable of the input, also one the lowering made time-invariant.
+            None if plan.by_name.contains_key(n) || src.declaration(n).is_some() => n.to_string(),
             None => return None,
         };
         let start = src.modifier(&source, "start").cloned().unwrap_or_else(|| exprs::number("0"));

@@ -104,7 +104,7 @@ impl<'a> Source<'a> {
     /// The first declaration of `var` (by an index built on first use: a scan per mode
     /// variable and per state replicate was quadratic on Westinghouse). omc's scalarised
     /// `Real 'x'[1];` declares the scalar `'x'[1]` ([`declared_name`]).
-    fn declaration(&self, var: &str) -> Option<&Declaration> {
+    pub(crate) fn declaration(&self, var: &str) -> Option<&Declaration> {
         let index = self.by_name.get_or_init(|| {
             let mut index = FxHashMap::default();
             for (e, element) in self.elements.iter().enumerate() {
