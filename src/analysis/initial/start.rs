@@ -13,8 +13,10 @@
 //! known, to a fixpoint. A mode variable's value at t = 0 is that of its level equation's
 //! guard (`b = time >= 1.0` is false), of its `when initial()` branch for a switch, or its
 //! declared start (default false) for a variable a `when` defines without such a branch
-//! (its `pre` at t = 0). A mode atom's value is its condition's. A mode variable that the
-//! initial sections set (`b = …`, `pre(b) = …`) is not decided here.
+//! (its `pre` at t = 0). A mode atom's value is its condition's; `pre(b)` is not decided
+//! (rumoca reads b's start value there, omc b's value after the initialisation: both are
+//! checked). A mode variable that the initial sections set (`b = …`, `pre(b) = …`) is not
+//! decided here.
 //!
 //! **Conditions** of initial if-equations and if-expressions are read top-down: a constant
 //! at t = 0 is that constant; a condition that is syntactically the guard of a mode
