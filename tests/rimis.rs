@@ -789,7 +789,7 @@ fn the_initial_check_catches_a_missing_start() {
     ] {
         assert_ne!(broken, out, "the mutation applies");
         let why = initial_determined(&input, &broken, false).expect_err("not determined");
-        assert!(why.contains("underdetermined by 1: free unknowns [") && why.contains(free), "{why}");
+        assert!(why.contains("underdetermined by 1 in [") && why.contains(free), "{why}");
     }
     // CupAndBall: the rope's length where `gamma`, read through gamma's `when initial()`
     // guard, else y_2's start; the else branch deleted, where the model starts (gamma is
@@ -799,5 +799,5 @@ fn the_initial_check_catches_a_missing_start() {
     let broken = out.replace("    y_2 = 0;\n", "");
     assert_ne!(broken, out, "the mutation applies");
     let why = initial_determined(&fixture_text("CupAndBall.mo"), &broken, false).expect_err("not determined");
-    assert!(why.contains("may start where not gamma") && why.contains("underdetermined by 1: free unknowns [y_2]"), "{why}");
+    assert!(why.contains("may start where not gamma") && why.contains("underdetermined by 1 in [y_2]"), "{why}");
 }

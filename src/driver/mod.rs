@@ -301,15 +301,15 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     output::write_with(cli.output.as_deref(), &|w| {
         if cli.check && json.is_none() {
             analysis::report::write_check(&model, &cdg, w)?;
+            if let Some(initial) = &initial {
+                w.write_all(analysis::initial::text(initial).as_bytes())?;
+            }
             match &changes {
                 Some(Ok(c)) => w.write_all(analysis::impulse::text(c).as_bytes())?,
                 Some(Err(e)) => writeln!(w, "mode changes: not analysed ({})", e.message)?,
                 None => {}
             }
             w.write_all(causal.text(file).as_bytes())?;
-            if let Some(initial) = &initial {
-                w.write_all(analysis::initial::text(initial).as_bytes())?;
-            }
         }
         if let Some(report) = &json {
             serde_json::to_writer_pretty(&mut *w, report)
@@ -356,21 +356,21 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     Err(DriverError::Singular(message))
 }
 
-/// The stderr line of an initial system not determined: a warning for a RIMIS output (the
-/// rewrite promises a determined one; also when it is not checked), a note for any other
-/// model (an incomplete initial system is common, and omc completes it from start values).
-/// Never an exit code of its own.
+/// The stderr warning of a RIMIS output whose initial system is not determined (or not
+/// checked): the rewrite promises a determined one. None for any other model: an input's
+/// incomplete initial system is common (omc completes it from start values), the report's
+/// section says it. Never an exit code of its own.
 fn initial_message(file: &SourceFile, model: &str, initial: &analysis::initial::InitialSystem) -> Option<String> {
     use analysis::initial::Verdict;
-    let output = file.text.starts_with("// RIMIS of ");
-    let kind = if output { "warning" } else { "note" };
+    if !file.text.starts_with("// RIMIS of ") {
+        return None;
+    }
     let what = match &initial.verdict {
         Verdict::Determined { .. } => return None,
-        Verdict::NotChecked { reason } if output => format!("is not checked ({reason})"),
-        Verdict::NotChecked { .. } => return None,
+        Verdict::NotChecked { reason } => format!("is not checked ({reason})"),
         Verdict::NotDetermined { .. } => "is not determined in some mode the model may start in (see the report's initial system): a simulator guesses the missing initial values or drops equations".into(),
     };
-    Some(format!("{}: {kind}: the initial system of model {model} {what}", file.name))
+    Some(format!("{}: warning: the initial system of model {model} {what}", file.name))
 }
 
 /// Runs the analysis; its errors name the file.

@@ -50,6 +50,8 @@ pub struct InitialSystem {
     pub at_start: Vec<AtStartValue>,
     /// Conditions of initial equations not read as modes (every value checked).
     pub free_choices: Vec<String>,
+    /// `verdict` (`determined`, `not_determined`, `not_checked`) and its fields beside.
+    #[serde(flatten)]
     pub verdict: Verdict,
 }
 
@@ -157,11 +159,11 @@ pub fn text(s: &InitialSystem) -> String {
                 let when = if f.when == "true" { "in every mode it may start in".into() } else { format!("when {}", f.when) };
                 let mut what = Vec::new();
                 if f.free > 0 {
-                    what.push(format!("underdetermined by {}: free unknowns [{}]", f.free, f.underdetermined.join(", ")));
+                    what.push(format!("underdetermined by {} in [{}]", f.free, f.underdetermined.join(", ")));
                 }
                 if f.left_over > 0 {
                     what.push(format!(
-                        "overdetermined by {}: equations left over [{}]",
+                        "overdetermined by {} in [{}]",
                         f.left_over,
                         f.overdetermined.join(", ")
                     ));
