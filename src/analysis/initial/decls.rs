@@ -68,14 +68,15 @@ impl<'a> Decls<'a> {
     }
 
     /// Name → value for static evaluation: the bindings of parameters and constants, and
-    /// the start of each variable declared `fixed = true` (its value at t = 0).
-    pub(crate) fn bindings(&self) -> HashMap<String, Expr> {
+    /// (`fixed_starts`) the start of each variable declared `fixed = true` (its value at
+    /// t = 0).
+    pub(crate) fn bindings(&self, fixed_starts: bool) -> HashMap<String, Expr> {
         let mut out = HashMap::new();
         for (c, d) in self.each() {
             let known = c.has(Prefix::Parameter) || c.has(Prefix::Constant);
             let value = if known {
                 d.modification.as_ref().and_then(|m| m.value.as_ref()).map(|v| &v.expr)
-            } else if is_fixed(d) {
+            } else if fixed_starts && is_fixed(d) {
                 modifier(d, "start")
             } else {
                 None

@@ -25,8 +25,20 @@ pub(crate) struct Row {
     pub origin: Origin,
     /// Where it is an equation: an if-equation's branch holds where its condition does.
     pub active: Cond,
-    /// (unknown, derivative order, where it appears).
-    pub entries: Vec<(VarId, u8, Cond)>,
+    /// (unknown, derivative order, where it appears); none stored for a `fixed` start,
+    /// whose one entry is its unknown's value ([`Row::each`]).
+    entries: Vec<(VarId, u8, Cond)>,
+}
+
+impl Row {
+    /// Calls `f` on each entry (unknown, order, guard).
+    pub(crate) fn each(&self, f: &mut dyn FnMut(VarId, u8, &Cond)) {
+        static TRUE: Cond = Cond::True;
+        match self.origin {
+            Origin::Fixed(v) => f(v, 0, &TRUE),
+            Origin::Initial { .. } => self.entries.iter().for_each(|(v, o, c)| f(*v, *o, c)),
+        }
+    }
 }
 
 /// Where a [`Row`] comes from.
@@ -82,7 +94,7 @@ pub(crate) fn read<'m>(
             names.get(f.name.as_str()).copied().into_iter().collect()
         };
         for v in vars {
-            r.rows.push(Row { origin: Origin::Fixed(v), active: Cond::True, entries: vec![(v, 0, Cond::True)] });
+            r.rows.push(Row { origin: Origin::Fixed(v), active: Cond::True, entries: Vec::new() });
         }
     }
     Ok(r.rows)

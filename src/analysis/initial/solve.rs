@@ -59,7 +59,7 @@ impl System<'_, '_> {
     fn entries(&self, r: usize, f: &mut dyn FnMut(VarId, u8, &Cond)) {
         match r.checked_sub(self.mdae.equations.len()) {
             None => self.mdae.incidence(EqId(r as u32)).iter().for_each(|i| f(i.var, i.order, i.when)),
-            Some(k) => self.extra[k].entries.iter().for_each(|(v, o, c)| f(*v, *o, c)),
+            Some(k) => self.extra[k].each(f),
         }
     }
 

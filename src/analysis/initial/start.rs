@@ -65,7 +65,9 @@ impl<'m> AtStart<'m> {
     /// The modes of `mdae` at t = 0 (`decls`: the model class's declarations, `parts` its
     /// sections).
     pub(crate) fn of(mdae: &'m Mdae<'m>, decls: &Decls, parts: &[ClassPart]) -> AtStart<'m> {
-        let mut bindings = decls.bindings();
+        // The `fixed` starts decide guards: none without modes (a model of 10^5 equations
+        // holds no copy of its starts).
+        let mut bindings = decls.bindings(!mdae.modes.is_empty());
         bindings.insert("time".into(), number("0"));
         let set_initially = set_in_initial_sections(parts);
         let definitions = definitions(mdae);
