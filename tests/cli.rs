@@ -560,11 +560,14 @@ fn check_reports_the_initial_system_of_every_mode_the_model_may_start_in() {
     let check = run(&["--check", path]);
     assert_eq!(check.status.code(), Some(0), "no exit code of its own");
     assert!(
-        text(&check.stdout).contains("  not determined in every mode it may start in: underdetermined by 1 in [phi1_1]\n"),
+        text(&check.stdout)
+            .contains("  not determined in every mode it may start in: underdetermined by 1 in [phi1_1]\n"),
         "{}",
         text(&check.stdout)
     );
-    assert!(text(&check.stderr).contains("warning: the initial system of model ClutchAnglesReleased is not determined"));
+    assert!(
+        text(&check.stderr).contains("warning: the initial system of model ClutchAnglesReleased is not determined")
+    );
     let json: serde_json::Value = serde_json::from_slice(&run(&["--report", "json", path]).stdout).unwrap();
     assert_eq!(json["initial_system"]["verdict"], "not_determined", "{json}");
     assert_eq!(json["initial_system"]["failures"][0]["underdetermined"][0], "phi1_1");

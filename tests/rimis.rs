@@ -752,14 +752,15 @@ fn initial_totals(s: &analysis::initial::InitialSystem) -> (usize, usize) {
 /// output's may too, but no more than the input's, and without an equation left over that
 /// the input has not (`Ok(false)`).
 fn initial_determined(input: &str, out: &str, input_may_leave_free: bool) -> Result<bool, String> {
-    let of = |text: &str| {
-        driver::initial_system(&SourceFile::new("M.mo", text), Strategy::Auto).map_err(|e| e.render())
-    };
+    let of =
+        |text: &str| driver::initial_system(&SourceFile::new("M.mo", text), Strategy::Auto).map_err(|e| e.render());
     let output = of(out)?;
     let report = analysis::initial::text(&output);
     match &output.verdict {
         analysis::initial::Verdict::Determined { .. } => return Ok(true),
-        analysis::initial::Verdict::NotChecked { reason } => return Err(format!("initial system not checked: {reason}")),
+        analysis::initial::Verdict::NotChecked { reason } => {
+            return Err(format!("initial system not checked: {reason}"));
+        }
         analysis::initial::Verdict::NotDetermined { .. } if !input_may_leave_free => {
             return Err(format!("the output's initial system is not determined:\n{report}"));
         }

@@ -95,15 +95,8 @@ impl<'a> Decls<'a> {
 
     /// The declarations with `fixed = true` of variables that are not parameters.
     pub(crate) fn fixed(&self) -> Vec<Fixed> {
-        let fixed: Vec<(&Component, &Declaration)> = self
-            .each()
+        self.each()
             .filter(|(c, d)| !c.has(Prefix::Parameter) && !c.has(Prefix::Constant) && is_fixed(d))
-            .collect();
-        if fixed.is_empty() {
-            return Vec::new();
-        }
-        fixed
-            .into_iter()
             .map(|(c, d)| {
                 let (name, array) = self.declared(c, d);
                 Fixed { name, array }

@@ -122,6 +122,9 @@ pub fn check(def: &StoredDefinition, file: &SourceFile, mdae: &Mdae, cdg: &Cdg) 
             Verdict::NotChecked { reason: "some equations are active in some modes only".into() }
         }
         Err(reason) => Verdict::NotChecked { reason },
+        Ok(_) if cdg.regular.is_false() => {
+            Verdict::NotChecked { reason: "no mode is regular (the model is structurally singular)".into() }
+        }
         Ok(_) if starts.is_false() => {
             Verdict::NotChecked { reason: "no regular mode agrees with the modes' values at t = 0".into() }
         }
@@ -142,31 +145,30 @@ pub fn text(s: &InitialSystem) -> String {
         c => format!("initial system: the model may start where {c}"),
     };
     if !s.at_start.is_empty() {
-        let known: Vec<String> =
-            s.at_start.iter().map(|a| format!("{} = {} ({})", a.mode, a.value, a.from)).collect();
+        let known: Vec<String> = s.at_start.iter().map(|a| format!("{} = {} ({})", a.mode, a.value, a.from)).collect();
         out.push_str(&format!(" (at t = 0: {})", known.join(", ")));
     }
     out.push('\n');
     if !s.free_choices.is_empty() {
         let free: Vec<String> = s.free_choices.iter().map(|c| format!("`{c}`")).collect();
-        out.push_str(&format!("  conditions of initial equations not read as modes (each value checked): {}\n", free.join(", ")));
+        out.push_str(&format!(
+            "  conditions of initial equations not read as modes (each value checked): {}\n",
+            free.join(", ")
+        ));
     }
     match &s.verdict {
         Verdict::Determined { .. } => out.push_str("  determined in every mode it may start in\n"),
         Verdict::NotChecked { reason } => out.push_str(&format!("  not checked: {reason}\n")),
         Verdict::NotDetermined { failures, unlisted } => {
             for f in failures {
-                let when = if f.when == "true" { "in every mode it may start in".into() } else { format!("when {}", f.when) };
+                let when =
+                    if f.when == "true" { "in every mode it may start in".into() } else { format!("when {}", f.when) };
                 let mut what = Vec::new();
                 if f.free > 0 {
                     what.push(format!("underdetermined by {} in [{}]", f.free, f.underdetermined.join(", ")));
                 }
                 if f.left_over > 0 {
-                    what.push(format!(
-                        "overdetermined by {} in [{}]",
-                        f.left_over,
-                        f.overdetermined.join(", ")
-                    ));
+                    what.push(format!("overdetermined by {} in [{}]", f.left_over, f.overdetermined.join(", ")));
                 }
                 out.push_str(&format!("  not determined {when}: {}\n", what.join("; ")));
             }

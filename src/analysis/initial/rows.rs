@@ -133,7 +133,9 @@ impl Reader<'_, '_> {
                         self.equations(body, &rest)?;
                     }
                 }
-                EquationKind::For { .. } => return Err(format!("the initial equation on line {line} is a for-equation")),
+                EquationKind::For { .. } => {
+                    return Err(format!("the initial equation on line {line} is a for-equation"));
+                }
                 EquationKind::When { .. } | EquationKind::Connect(_) => {
                     return Err(format!("the initial equation on line {line} is not modelled"));
                 }
@@ -235,6 +237,15 @@ impl Reader<'_, '_> {
                 }
             }
             ExprKind::Boxed(x) => each(self, x, order, out)?,
+            // `f(x)[1]`: what the call reads (its subscripts are constant or read too).
+            ExprKind::Subscripted(x) => {
+                each(self, &x.base, order, out)?;
+                for sub in x.subscripts.iter() {
+                    if let Subscript::Expr(i) = sub {
+                        each(self, i, order, out)?;
+                    }
+                }
+            }
             ExprKind::Number(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::End => {}
             _ => return Err(format!("the initial equation on line {line} holds an array or range expression")),
         }

@@ -17,9 +17,9 @@
 use super::rows::{Origin, Row};
 use super::start::AtStart;
 use super::{Failure, Verdict};
+use crate::analysis::Cdg;
 use crate::analysis::dm::decompose;
 use crate::analysis::matching::{FREE, Rows, hopcroft_karp};
-use crate::analysis::Cdg;
 use crate::analysis::meets::meets;
 use crate::analysis::modes::ModeSpace;
 use crate::mdae::{Cond, EqId, Mdae, ModeId, VarId};
@@ -113,8 +113,7 @@ pub(super) fn verdict(sys: &System, cdg: &Cdg, care: &Bdd) -> Verdict {
             );
             return Verdict::NotChecked { reason };
         }
-        let (_, assignments) =
-            projections.entry(real.clone()).or_insert_with(|| assignments(&cdg.space, care, &real));
+        let (_, assignments) = projections.entry(real.clone()).or_insert_with(|| assignments(&cdg.space, care, &real));
         let count = (assignments.len() as u64).saturating_mul(1 << free.len());
         work = work.saturating_add(count.saturating_mul(entries + c.rows.len() as u64 + 1));
         if work > MAX_WORK {

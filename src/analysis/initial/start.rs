@@ -90,7 +90,9 @@ impl<'m> AtStart<'m> {
                 }
                 let (value, why) = match def {
                     Definition::Level(g) => (at.eval(g), format!("`{}` at t = 0", expr_to_string(g))),
-                    Definition::Initial(g) => (at.eval(g), format!("its `when initial()` guard `{}`", expr_to_string(g))),
+                    Definition::Initial(g) => {
+                        (at.eval(g), format!("its `when initial()` guard `{}`", expr_to_string(g)))
+                    }
                     Definition::Start => (
                         decls.start(name).map_or(Some(Value::Bool(false)), |s| at.eval(s)),
                         "its start value".to_string(),
@@ -240,7 +242,8 @@ fn definitions(mdae: &Mdae) -> BTreeMap<String, Definition> {
                 let mut defined: BTreeMap<String, Definition> = BTreeMap::new();
                 for (k, (cond, body)) in branches.iter().enumerate() {
                     for (n, g) in assignments(body) {
-                        let def = if k == 0 && fires_initially(cond) { Definition::Initial(g) } else { Definition::Start };
+                        let def =
+                            if k == 0 && fires_initially(cond) { Definition::Initial(g) } else { Definition::Start };
                         defined.entry(n).or_insert(def);
                     }
                 }
