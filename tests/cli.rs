@@ -530,3 +530,52 @@ fn reals_computed_from_parameters_only_are_known_and_pass_through() {
         assert!(emitted.contains(eq), "`{eq}` passes through: {emitted}");
     }
 }
+
+/// Issue 29 point 4: `--check` of an output reports its initial system in every mode the
+/// model may start in, `--report json` under `initial_system`; an output with a `fixed`
+/// removed gets a warning on stderr, and the exit code stays 0 (an input's incomplete
+/// initial system is only reported: omc completes it from start values).
+#[test]
+fn check_reports_the_initial_system_of_every_mode_the_model_may_start_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("ClutchAnglesReleased.mo");
+    let out = run(&[fixture("ClutchAnglesReleased.mo").to_str().unwrap(), "-o", o.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let path = o.to_str().unwrap();
+    let check = run(&["--check", path]);
+    assert_eq!(check.status.code(), Some(0));
+    assert!(
+        text(&check.stdout).contains(
+            "initial system: the model may start where g (at t = 0: g = true (`time < 0.5` at t = 0))\n  determined in every mode it may start in\n"
+        ),
+        "{}",
+        text(&check.stdout)
+    );
+    assert!(check.stderr.is_empty(), "{}", text(&check.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&run(&["--report", "json", path]).stdout).unwrap();
+    assert_eq!(json["initial_system"]["verdict"], "determined", "{json}");
+    assert_eq!(json["initial_system"]["starts_in"], "g");
+    let written = std::fs::read_to_string(&o).unwrap();
+    std::fs::write(&o, written.replace("Real phi1_1(start = 0, fixed = true);", "Real phi1_1(start = 0);")).unwrap();
+    let check = run(&["--check", path]);
+    assert_eq!(check.status.code(), Some(0), "no exit code of its own");
+    assert!(
+        text(&check.stdout)
+            .contains("  not determined in every mode it may start in: underdetermined by 1 in [phi1_1]\n"),
+        "{}",
+        text(&check.stdout)
+    );
+    assert!(
+        text(&check.stderr).contains("warning: the initial system of model ClutchAnglesReleased is not determined")
+    );
+    let json: serde_json::Value = serde_json::from_slice(&run(&["--report", "json", path]).stdout).unwrap();
+    assert_eq!(json["initial_system"]["verdict"], "not_determined", "{json}");
+    assert_eq!(json["initial_system"]["failures"][0]["underdetermined"][0], "phi1_1");
+    // An input leaving a state without an initial value: reported, nothing on stderr.
+    let input = dir.path().join("M.mo");
+    std::fs::write(&input, "model M\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend M;\n").unwrap();
+    let check = run(&["--check", input.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0));
+    assert!(text(&check.stdout).contains("underdetermined by 1 in [x, der(x)]"), "{}", text(&check.stdout));
+    assert!(check.stderr.is_empty(), "{}", text(&check.stderr));
+}

@@ -198,6 +198,9 @@ fn outputs_of_the_fixtures() {
             if let Err(why) = regular_in_every_valid_mode(&out) {
                 panic!("{name}: {why}\n{out}");
             }
+            if let Err(why) = initial_determined(&text, &out, INPUT_LEAVES_FREE.contains(&name.as_str())) {
+                panic!("{name}: {why}\n{out}");
+            }
             if sub != "scale" {
                 let shown = format!("{}\n// stderr:\n{}", out, messages.join("\n"));
                 insta::assert_snapshot!(format!("rimis_{name}"), shown);
@@ -331,6 +334,7 @@ fn random_model(r: &mut Rng) -> String {
 fn random_models_keep_every_block_in_the_approximate_blt() {
     let mut r = Rng(0x5eed_4);
     let (mut transformed, mut refused, mut tried, mut unchanged) = (0, BTreeMap::<String, usize>::new(), 0, 0);
+    let mut determined = 0;
     let mut to_compile = Vec::new();
     while transformed < 1000 && tried < 20_000 {
         tried += 1;
@@ -350,6 +354,11 @@ fn random_models_keep_every_block_in_the_approximate_blt() {
                 if let Err(why) = guarantee(&out, cdg.blocks.len()) {
                     panic!("{why}\n--- input\n{text}--- output\n{out}");
                 }
+                match initial_determined(&text, &out, true) {
+                    Ok(true) => determined += 1,
+                    Ok(false) => {}
+                    Err(why) => panic!("{why}\n--- input\n{text}--- output\n{out}"),
+                }
                 // Every output is Modelica, whatever the input (which holds `der` inside
                 // if-expressions that rumoca may not solve, but compiles).
                 to_compile.push(common::ToCompile { name: "R.mo".into(), text: out, original: None });
@@ -364,6 +373,10 @@ fn random_models_keep_every_block_in_the_approximate_blt() {
     }
     println!(
         "rimis random: {tried} models, {transformed} transformed and checked ({unchanged} passed through unchanged), refused: {refused:?}"
+    );
+    println!(
+        "rimis random: {determined} outputs with a determined initial system, {} no less determined than their input's (states it leaves without an initial value)",
+        transformed - determined
     );
     assert!(transformed >= 1000, "only {transformed} random models transformed");
     common::rumoca_compiles("random model outputs", &to_compile).unwrap_or_else(|e| panic!("{e}"));
@@ -713,4 +726,79 @@ fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
     assert!(out.contains("    x2_2 = x2_1;\n    x4_2 = x4_1;\n"), "{out}");
     let out = rewritten_with_guarantee("CupAndBall.mo");
     assert!(out.contains("    lambda_2 = 0;\n"), "{out}");
+}
+
+// ------------------------------------------------------- the initial system
+
+/// Fixtures whose input leaves states without an initial value (their output's initial
+/// system can be no more determined than the input's): the building's room and corridor
+/// masses and energies have a start value but no `fixed`.
+const INPUT_LEAVES_FREE: &[&str] = &["scale_BuildingCompressible2"];
+
+/// The totals of a verdict: unknowns left free and equations left over, summed over its
+/// failures (exact where the model starts in one mode).
+fn initial_totals(s: &analysis::initial::InitialSystem) -> (usize, usize) {
+    match &s.verdict {
+        analysis::initial::Verdict::NotDetermined { failures, .. } => {
+            (failures.iter().map(|f| f.free).sum(), failures.iter().map(|f| f.left_over).sum())
+        }
+        _ => (0, 0),
+    }
+}
+
+/// Issue 29 point 4, what `--check` of the output says: the output's initial system is
+/// determined in every mode it may start in (`Ok(true)`). Where the input's own initial
+/// system leaves unknowns free (`input_may_leave_free`: start values without `fixed`), the
+/// output's may too, but no more than the input's, and without an equation left over that
+/// the input has not (`Ok(false)`).
+fn initial_determined(input: &str, out: &str, input_may_leave_free: bool) -> Result<bool, String> {
+    let of =
+        |text: &str| driver::initial_system(&SourceFile::new("M.mo", text), Strategy::Auto).map_err(|e| e.render());
+    let output = of(out)?;
+    let report = analysis::initial::text(&output);
+    match &output.verdict {
+        analysis::initial::Verdict::Determined { .. } => return Ok(true),
+        analysis::initial::Verdict::NotChecked { reason } => {
+            return Err(format!("initial system not checked: {reason}"));
+        }
+        analysis::initial::Verdict::NotDetermined { .. } if !input_may_leave_free => {
+            return Err(format!("the output's initial system is not determined:\n{report}"));
+        }
+        analysis::initial::Verdict::NotDetermined { .. } => {}
+    }
+    let input = of(input)?;
+    let ((free, over), (in_free, in_over)) = (initial_totals(&output), initial_totals(&input));
+    if free > in_free || over > in_over || !matches!(input.verdict, analysis::initial::Verdict::NotDetermined { .. }) {
+        return Err(format!(
+            "the output's initial system is less determined than the input's ({free} free and {over} left over against {in_free} and {in_over}):\n{report}--- input:\n{}",
+            analysis::initial::text(&input)
+        ));
+    }
+    Ok(false)
+}
+
+/// The check can fail: a fixture output with a `fixed` removed, or an initial equation
+/// (a branch of one) deleted, is not determined, and `--check` names the free unknown.
+#[test]
+fn the_initial_check_catches_a_missing_start() {
+    let out = rewritten_with_guarantee("ClutchAnglesReleased.mo");
+    let input = fixture_text("ClutchAnglesReleased.mo");
+    assert_eq!(initial_determined(&input, &out, false), Ok(true));
+    for (broken, free) in [
+        (out.replace("Real phi1_1(start = 0, fixed = true);", "Real phi1_1(start = 0);"), "phi1_1"),
+        (out.replace("  0 = phi1_2 - phi2_2;\n", ""), "phi2_2"),
+    ] {
+        assert_ne!(broken, out, "the mutation applies");
+        let why = initial_determined(&input, &broken, false).expect_err("not determined");
+        assert!(why.contains("underdetermined by 1 in [") && why.contains(free), "{why}");
+    }
+    // CupAndBall: the rope's length where `gamma`, read through gamma's `when initial()`
+    // guard, else y_2's start; the else branch deleted, where the model starts (gamma is
+    // false at t = 0: its guard reads the states at their fixed starts).
+    let out = rewritten_with_guarantee("CupAndBall.mo");
+    assert_eq!(initial_determined(&fixture_text("CupAndBall.mo"), &out, false), Ok(true));
+    let broken = out.replace("    y_2 = 0;\n", "");
+    assert_ne!(broken, out, "the mutation applies");
+    let why = initial_determined(&fixture_text("CupAndBall.mo"), &broken, false).expect_err("not determined");
+    assert!(why.contains("may start where not gamma") && why.contains("underdetermined by 1 in [y_2]"), "{why}");
 }

@@ -16,6 +16,7 @@ pub mod every_mode;
 pub mod explicit;
 pub mod implicit;
 pub mod impulse;
+pub mod initial;
 pub mod local;
 pub mod matching;
 pub mod meets;

@@ -58,6 +58,10 @@ pub struct JsonReport {
     /// set by the caller, which runs the RIMIS stage that finds the restart systems.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode_changes: Option<Vec<super::impulse::ModeChange>>,
+    /// The initial system in every mode the model may start in ([`super::initial`]); set
+    /// by the caller, which has the parsed model (its initial sections).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_system: Option<super::initial::InitialSystem>,
 }
 
 #[derive(Serialize)]
@@ -224,6 +228,7 @@ pub fn json(mdae: &Mdae, cdg: &Cdg) -> JsonReport {
         one_analysis_fits: super::oblivious::fits_every_mode(mdae, cdg),
         discrete_loops: None,
         mode_changes: None,
+        initial_system: None,
     }
 }
 

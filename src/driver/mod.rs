@@ -281,12 +281,15 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     // restart systems are built, by the RIMIS stage (not run on a singular model).
     let changes = (cdg.singular.is_empty() && (cli.check || cli.report.is_some()))
         .then(|| crate::rimis::mode_changes(&def, &model, &cdg));
+    // The initial system in every mode the model may start in (issue 29 point 4).
+    let initial = (cli.check || cli.report.is_some()).then(|| analysis::initial::check(&def, file, &model, &cdg));
     // With --report json the JSON is alone on stdout (or in -o), so that it parses.
     let (changes, json) = match cli.report {
         Some(Report::Json) => {
             let mut report = analysis::report::json(&model, &cdg);
             report.discrete_loops = Some(causal.json(file));
             report.mode_changes = changes.and_then(Result::ok);
+            report.initial_system = initial.clone();
             (None, Some(report))
         }
         None => (changes, None),
@@ -298,6 +301,9 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     output::write_with(cli.output.as_deref(), &|w| {
         if cli.check && json.is_none() {
             analysis::report::write_check(&model, &cdg, w)?;
+            if let Some(initial) = &initial {
+                w.write_all(analysis::initial::text(initial).as_bytes())?;
+            }
             match &changes {
                 Some(Ok(c)) => w.write_all(analysis::impulse::text(c).as_bytes())?,
                 Some(Err(e)) => writeln!(w, "mode changes: not analysed ({})", e.message)?,
@@ -312,6 +318,9 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
         }
         Ok(())
     })?;
+    if let Some(message) = initial.as_ref().and_then(|i| initial_message(file, &model.name, i)) {
+        eprintln!("{message}");
+    }
     if cdg.singular.is_empty() && !causal.fatal() {
         return Ok(());
     }
@@ -347,6 +356,23 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     Err(DriverError::Singular(message))
 }
 
+/// The stderr warning of a RIMIS output whose initial system is not determined (or not
+/// checked): the rewrite promises a determined one. None for any other model: an input's
+/// incomplete initial system is common (omc completes it from start values), the report's
+/// section says it. Never an exit code of its own.
+fn initial_message(file: &SourceFile, model: &str, initial: &analysis::initial::InitialSystem) -> Option<String> {
+    use analysis::initial::Verdict;
+    if !file.text.starts_with("// RIMIS of ") {
+        return None;
+    }
+    let what = match &initial.verdict {
+        Verdict::Determined { .. } => return None,
+        Verdict::NotChecked { reason } => format!("is not checked ({reason})"),
+        Verdict::NotDetermined { .. } => "is not determined in some mode the model may start in (see the report's initial system): a simulator guesses the missing initial values or drops equations".into(),
+    };
+    Some(format!("{}: warning: the initial system of model {model} {what}", file.name))
+}
+
 /// Runs the analysis; its errors name the file.
 fn analyse(file: &SourceFile, model: &mdae::Mdae, strategy: Strategy) -> Result<analysis::Cdg, DriverError> {
     // Located at the model's first equation: the analysis concerns the whole model.
@@ -363,6 +389,15 @@ fn analysis_hint(error: &AnalysisError) -> &'static str {
         }
         AnalysisError::Unsupported(_) | AnalysisError::TooLarge { .. } | AnalysisError::TooMuchMemory { .. } => "",
     }
+}
+
+/// The initial system of the model in `file` in every mode it may start in, as `--check`
+/// reports it ([`analysis::initial`]).
+pub fn initial_system(file: &SourceFile, strategy: Strategy) -> Result<analysis::initial::InitialSystem, DriverError> {
+    let def = parse_model(file)?;
+    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    let cdg = analyse(file, &model, strategy)?;
+    Ok(analysis::initial::check(&def, file, &model, &cdg))
 }
 
 /// Parses, checks and lowers `file` to an mDAE (owning its expressions: the file's tree

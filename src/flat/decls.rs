@@ -71,7 +71,7 @@ pub(super) fn declare<'a>(
 }
 
 /// How many declarations of each name carry integer-literal subscripts (elements).
-pub(super) fn element_groups(clauses: &[&Component]) -> HashMap<String, usize> {
+pub(crate) fn element_groups(clauses: &[&Component]) -> HashMap<String, usize> {
     let mut out = HashMap::new();
     for c in clauses {
         for d in c.declarations() {
@@ -96,7 +96,7 @@ fn literal_subscripts(dims: &[Subscript]) -> Option<Vec<usize>> {
 }
 
 /// The name a declaration declares and whether it is an element of a scalarised array.
-pub(super) fn declared_name(c: &Component, d: &Declaration, groups: &HashMap<String, usize>) -> (String, bool) {
+pub(crate) fn declared_name(c: &Component, d: &Declaration, groups: &HashMap<String, usize>) -> (String, bool) {
     let base = cref_text(&d.name());
     let element = c.type_dims().is_empty()
         && literal_subscripts(&d.dims)

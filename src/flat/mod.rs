@@ -44,6 +44,7 @@ mod types;
 mod walk;
 
 pub use bindings::move_declaration_equations;
+pub(crate) use decls::{declared_name, element_groups};
 pub use error::FlatError;
 pub use index::Index;
 pub use model::{model_class, model_class_mut, take_model_class};
