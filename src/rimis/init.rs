@@ -128,14 +128,9 @@ pub(crate) fn initial_mode(
         None => !kept.contains(n) || src.is_fixed(n),
     });
     if decided {
-        // Read on values the initial system computes from fixed starts: the guess at the
-        // start values is the mode the simulator plans in (checked at t = 0, campaign seed
-        // 523: a guard on an algebraic variable whose start is its value).
-        if src.modifier(mode, "start").is_none()
-            && let Some(v) = guess_at_starts(plan, src, guard)
-        {
-            return (exprs::boolean(v), Some(v));
-        }
+        // Not guessed from start values: g⁰ reads values the initial system computes exactly
+        // (MSL SimpleGearShift: `brake.free = brake.fn <= 0` with fn = fn_max·f_normalized of a
+        // ramp, 0 only as a start value; a guess stopped the run at its assert in rumoca).
         return (initial.clone(), None);
     }
     if let Some(start) = src.modifier(mode, "start") {
@@ -166,8 +161,26 @@ pub(crate) fn initial_mode_assert(m: &str, g: &Expr, v: bool) -> Item {
 }
 
 /// The value of the guard `g` at the start values of what it reads ([`at_start_values`]),
-/// if that is a constant: the initial mode a simulator's first iterate takes.
+/// if that is a constant: the initial mode a simulator's first iterate takes. Only for a
+/// guard that reads states (a state in some mode; a replicate of one), `time` and
+/// parameters: an algebraic variable's start is a guess at what the initial system
+/// computes from them (MSL SimpleGearShift: `brake.free = brake.fn <= 0` with fn = fn_max ·
+/// f_normalized of a ramp, 0 only as a start value; guessed, the run stopped at its assert).
 pub(crate) fn guess_at_starts(plan: &Plan, src: &Source, g: &Expr) -> Option<bool> {
+    let replicas: BTreeMap<&str, VarId> =
+        plan.declared.iter().filter_map(|(n, _, v)| v.map(|(u, _)| (n.as_str(), u))).collect();
+    let state = |u: VarId| match plan.roles[u.index()] {
+        Role::Untouched { d } | Role::Shared { d } => d > 0,
+        Role::Varying => plan.writers[u.index()].iter().any(|&(_, k)| k > 0),
+    };
+    let states_only = super::guards::names_in(g).iter().all(|n| {
+        n == "time"
+            || src.is_parameter(n)
+            || replicas.get(n.as_str()).or_else(|| plan.by_name.get(n)).is_some_and(|&u| state(u))
+    });
+    if !states_only {
+        return None;
+    }
     match symbolic::simplify(&at_start_values(plan, src, g)).kind {
         crate::syntax::ast::ExprKind::Bool(v) => Some(v),
         _ => None,
