@@ -436,15 +436,25 @@ fn consistency_equations_of_every_mode_are_initial_equations() {
     assert!(out.contains("  Real x(start = 1, fixed = true);\n"), "x keeps fixed: y absorbs e14\n{out}");
     // b known true at t = 0: e14 alone; known false: not written, y keeps its start.
     let (out, _) = transform("M.mo", &model("time < 0.5", "0 = if b then x - y else f;")).unwrap();
-    assert!(out.contains("initial equation\n  // consistency: e14 holds at the start\n  0 = x - y;\nequation\n"), "{out}");
+    assert!(
+        out.contains("initial equation\n  // consistency: e14 holds at the start\n  0 = x - y;\nequation\n"),
+        "{out}"
+    );
     let (out, _) = transform("M.mo", &model("time > 0.5", "0 = if b then x - y else f;")).unwrap();
     assert!(!out.contains("initial equation"), "{out}");
     // b read through a state whose start is a literal (a guess): the mode of the guard at the
     // start values, declared, the equation alone, and an assert at t = 0.
-    let (out, _) = transform("M.mo", &model("s > 0.5", "0 = if b then x - y else f;").replace("start = s0", "start = 2")).unwrap();
+    let (out, _) =
+        transform("M.mo", &model("s > 0.5", "0 = if b then x - y else f;").replace("start = s0", "start = 2")).unwrap();
     assert!(out.contains("  Boolean b(start = true);\n"), "{out}");
-    assert!(out.contains("initial equation\n  // consistency: e14 holds at the start\n  0 = x - y;\nequation\n"), "{out}");
-    assert!(out.contains("  assert(not initial() or s > 0.5, \"mdae-rimis: the output starts where `b` is true"), "{out}");
+    assert!(
+        out.contains("initial equation\n  // consistency: e14 holds at the start\n  0 = x - y;\nequation\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  assert(not initial() or s > 0.5, \"mdae-rimis: the output starts where `b` is true"),
+        "{out}"
+    );
 }
 
 /// Issue 13: the rewritten outputs of Modelica.Fluid's TanksWithOverflow and Rotational's
@@ -558,7 +568,8 @@ fn corpus_models_are_transformed_with_the_guarantee_or_refused_with_a_location()
         println!("  refused {n:4}: {kind}");
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    let which = if compile_all { "corpus outputs" } else { "rewritten corpus outputs (MDAE_COMPILE_CORPUS=all: every one)" };
+    let which =
+        if compile_all { "corpus outputs" } else { "rewritten corpus outputs (MDAE_COMPILE_CORPUS=all: every one)" };
     common::rumoca_compiles(which, &to_compile).unwrap_or_else(|e| panic!("{e}"));
 }
 

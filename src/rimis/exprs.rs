@@ -84,11 +84,7 @@ pub(crate) fn reinit(target: Expr, value: Expr) -> Equation {
 /// cut in two (`§`) made its `simulate` report "Failed to build model" after a successful
 /// run (EveryModeEquationAtStart).
 pub(crate) fn assert(test: Expr, message: &str) -> Equation {
-    let ascii: String = message
-        .replace('§', "section ")
-        .chars()
-        .map(|c| if c.is_ascii() { c } else { '?' })
-        .collect();
+    let ascii: String = message.replace('§', "section ").chars().map(|c| if c.is_ascii() { c } else { '?' }).collect();
     let literal = ascii.replace('\\', "\\\\").replace('"', "\\\"");
     let message = Expr { kind: ExprKind::String(text(&literal)), span: Span::DUMMY };
     let ExprKind::Call(c) = call("assert", vec![test, message]).kind else { unreachable!("built as a call") };

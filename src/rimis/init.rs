@@ -350,19 +350,29 @@ struct Entry {
     candidates: Vec<State>,
 }
 
+/// What is known of the modes at t = 0, for [`init_consistency`].
+pub(crate) struct AtStart<'a> {
+    /// Each mode variable's value at t = 0, as an expression without discrete variables.
+    pub values: &'a BTreeMap<String, Expr>,
+    /// The mode variables that start from their value at t = 0 (declared or given a start).
+    pub pre_known: &'a BTreeSet<String>,
+    /// The kept states fixed at their start that decide a guard: no equation sets them.
+    pub protected: &'a BTreeSet<String>,
+    /// The mode variables whose value at t = 0 is a constant: the initial modes.
+    pub initial_modes: &'a [(crate::mdae::ModeId, bool)],
+}
+
 /// INIT, consistency: every consistency equation e^(j), selected by its region (module
-/// header). `user` holds the names the input's own initial equations mention; `at_start`
-/// each mode variable's value at t = 0.
+/// header). `user` holds the names the input's own initial equations mention; `start` what
+/// is known of the modes at t = 0.
 pub(crate) fn init_consistency(
     plan: &mut Plan,
     src: &Source,
     user: &BTreeSet<String>,
-    at_start: &BTreeMap<String, Expr>,
-    pre_known: &BTreeSet<String>,
-    protected: &BTreeSet<String>,
-    initial_modes: &[(crate::mdae::ModeId, bool)],
+    start: &AtStart,
     ctx: &DiffContext,
 ) -> Result<InitConsistency, RimisError> {
+    let AtStart { values: at_start, pre_known, protected, initial_modes } = *start;
     let mut out = InitConsistency {
         items: Vec::new(),
         freed: Vec::new(),

@@ -382,9 +382,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 out.header.push(format!("Note: {note}."));
                 // With a hysteresis (`guards::sticky`), so that the event iteration settles.
                 let band = exprs::name(switching_band.get_or_insert_with(|| plan.namer.fresh("switching_band")));
-                let varies = |x: &crate::syntax::ast::Expr| {
-                    names_in(x).iter().any(|n| n != "time" && !src.is_parameter(n))
-                };
+                let varies =
+                    |x: &crate::syntax::ast::Expr| names_in(x).iter().any(|n| n != "time" && !src.is_parameter(n));
                 let target = guards::target(&plan, m);
                 let pre = exprs::call("pre", vec![target.clone()]);
                 let value = exprs::if_expr(
@@ -393,8 +392,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 );
                 let mut item = Item::new(exprs::simple(target, value));
                 item.comment = Some(format!(
-                    "{mode_name} with a hysteresis of relative width {switching_band_value} around its relations (a guard fixpoint that reads `{mode_name}` through a block of every mode)"
-                , switching_band_value = SWITCHING_BAND));
+                    "{mode_name} with a hysteresis of relative width {switching_band_value} around its relations (a guard fixpoint that reads `{mode_name}` through a block of every mode)",
+                    switching_band_value = SWITCHING_BAND
+                ));
                 modes.push(item);
                 kept_level.push(mode_name.clone());
             }
@@ -463,8 +463,13 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
             _ => None,
         })
         .collect();
-    let init =
-        init::init_consistency(&mut plan, &src, &user, &at_start, &pre_known, &protected, &initial_modes, &ctx)?;
+    let start = init::AtStart {
+        values: &at_start,
+        pre_known: &pre_known,
+        protected: &protected,
+        initial_modes: &initial_modes,
+    };
+    let init = init::init_consistency(&mut plan, &src, &user, &start, &ctx)?;
     out.initial = init.items.clone();
     let initial_checks: Vec<Item> = guessed.iter().map(|(m, (g, v))| init::initial_mode_assert(m, g, *v)).collect();
     unfixed.extend(init.freed.iter().cloned());

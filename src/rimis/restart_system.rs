@@ -141,9 +141,10 @@ pub(crate) fn build(
                 f.message
             ));
         }
-        out.unrestored.extend((0..failures.len()).filter(|&k| {
-            &failures[k].entered == region && lower.contains(&(failures[k].eq, failures[k].j))
-        }));
+        out.unrestored.extend(
+            (0..failures.len())
+                .filter(|&k| &failures[k].entered == region && lower.contains(&(failures[k].eq, failures[k].j))),
+        );
         let step = out.step.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
         let mut built: Vec<(Bdd, Built)> = Vec::new();
         let mut failed = None;
@@ -159,9 +160,10 @@ pub(crate) fn build(
         }
         if let Some(why) = failed {
             out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
-            out.unrestored.extend((0..failures.len()).filter(|&k| {
-                &failures[k].entered == region && !lower.contains(&(failures[k].eq, failures[k].j))
-            }));
+            out.unrestored.extend(
+                (0..failures.len())
+                    .filter(|&k| &failures[k].entered == region && !lower.contains(&(failures[k].eq, failures[k].j))),
+            );
             if let Some(mc) = out.mode_changes.last_mut() {
                 mc.no_restart = Some(why);
             }
