@@ -329,8 +329,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let mut unfixed = Vec::new();
     // The output's states, for the switches' initial modes (made once, when first asked).
     let mut output_states = None;
-    // Switches without a start value whose initial mode is taken from their guard at the
-    // start values (`init::initial_mode`): declared with it.
+    // Mode variables without a start value whose initial mode is taken from their guard at
+    // the start values (switches: `init::initial_mode`; level ones below): declared with it,
+    // and checked by an assert at t = 0. Guard and value.
     let mut guessed: BTreeMap<String, (crate::syntax::ast::Expr, bool)> = BTreeMap::new();
     // Guard fixpoints kept as level equations, and the parameter of their hysteresis.
     let mut kept_level: Vec<String> = Vec::new();
@@ -430,7 +431,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         .flat_map(|(_, g)| names_in(g))
         .filter(|n| fixed_states.contains_key(n))
         .collect();
-    // A level mode variable without a start value whose guard reads what the initial system
+    // A level mode variable without a start value whose guard reads states the initial system
     // computes, like a switch's (`init::initial_mode`): its initial mode is its guard at the
     // start values (a simulator's first iterate), declared so, so that the simulator plans its
     // initialisation in that mode and the consistency equations are written for it, on its
@@ -454,6 +455,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         .filter(|m| mode_starts.contains_key(m) || src.modifier(m, "start").is_some())
         .collect();
     // The mode variables whose value at t = 0 is a constant: the initial modes, as far as known.
+    // `time` is read as 0 here (as in `init::mode_starts`): a run started at another time from
+    // a `time` guard's other side gets initial equations written for the wrong mode (open:
+    // the experiment's StartTime is not read).
     let initial_modes: Vec<(crate::mdae::ModeId, bool)> = mdae
         .modes
         .iter()
