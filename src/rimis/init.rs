@@ -95,24 +95,24 @@ pub(crate) fn starts_fixed(
 }
 
 /// The value at t = 0 of the switch `mode` (a mode equation rewritten on left limits) as
-/// the initial equations select on it (issue 29 class 4): its guard read in the initial
-/// modes, `initial` (g⁰, the `when initial()` branch), where that is decided before the
-/// initial mode is — through the output's instantaneous dependencies (`reached`: what
-/// g⁰ reaches, states being leaves) it reaches no state but those whose value at t = 0 is their `fixed`
-/// start (ρ^0 of a `fixed` source, a `fixed` kept state), which the consistency equations
-/// do not set when their condition reads them ([`init_consistency`]); otherwise g⁰ reads
-/// values the initial system computes in the mode it selects (a tension defined only once
-/// the rope is known taut, through a speed the consistency equations set), and a simulator
-/// may settle on a wrong mode that is consistent with itself: the selection is then the
-/// mode variable's start value, its left limit at t = 0 (`pre`), as the input's
-/// initialisation starts from it. Without a start value, the input's `guard` at the start
-/// values of what it reads (`time` = 0; a simulator's first iterate, from which the input's
-/// initialisation decides the mode too), returned second: the switch takes it at t = 0 and
-/// is declared with it, and an assert checks the guard on the initial state
-/// ([`initial_mode_assert`]; campaign seeds 51, 66: `false`, the default, started the output
-/// in a mode whose guard was true at the start values and at the exact solution; g⁰ reads the
-/// replicates of the mode entered, which do not hold the initial state when the model starts
-/// in it, seed 238); `false` if that is no constant.
+/// the initial equations select on it (issue 29 class 4); second, the constant the switch
+/// takes at t = 0 and is declared with, if any; third, whether that is a guess the assert
+/// at t = 0 checks ([`initial_mode_assert`]).
+/// - Decided before the initial mode is (through the output's instantaneous dependencies,
+///   `reached`, states being leaves, g⁰ reaches no state but those whose value at t = 0 is
+///   their `fixed` start, which the consistency equations do not set when their condition
+///   reads them, [`init_consistency`]): g⁰ at those starts where it reads them directly
+///   (exact, unchecked; [`at_fixed_starts`]), else g⁰ itself, the `when initial()` branch.
+/// - Otherwise g⁰ reads values the initial system computes in the mode it selects (a
+///   tension defined only once the rope is known taut, through a speed the consistency
+///   equations set), and a simulator may settle on a wrong mode that is consistent with
+///   itself: the mode variable's start value, its left limit at t = 0 (`pre`), where
+///   declared; else the input's `guard` at the start values of what it reads (`time` = 0;
+///   a simulator's first iterate, from which the input's initialisation decides the mode
+///   too), `false` if that is no constant, checked (campaign seeds 51, 66: `false`, the
+///   default, started the output in a mode whose guard was true at the start values and
+///   at the exact solution; g⁰ reads the replicates of the mode entered, which do not hold
+///   the initial state when the model starts in it, seed 238).
 pub(crate) fn initial_mode(
     plan: &Plan,
     src: &Source,
@@ -121,25 +121,87 @@ pub(crate) fn initial_mode(
     mode: &str,
     initial: &Expr,
     guard: &Expr,
-) -> (Expr, Option<bool>) {
-    let (replicas, kept) = states;
-    let decided = reached.iter().all(|n| match replicas.get(n) {
-        Some(&(u, i)) => i == 0 && src.is_fixed(&plan.mdae.var(u).name),
-        None => !kept.contains(n) || src.is_fixed(n),
-    });
-    if decided {
-        // Not guessed from start values: g⁰ reads values the initial system computes exactly
-        // (MSL SimpleGearShift: `brake.free = brake.fn <= 0` with fn = fn_max·f_normalized of a
-        // ramp, 0 only as a start value; a guess stopped the run at its assert in rumoca).
-        return (initial.clone(), None);
+) -> (Expr, Option<bool>, bool) {
+    if decided(plan, src, states, reached) {
+        // g⁰ read only at fixed starts, `time` and parameters is a constant: the switch takes
+        // it at t = 0 and is declared with it, so that the consistency equations are written
+        // on that mode's replicates (campaign seed 1029: `x1_2 < 1.2796` with x1_2 fixed at
+        // 1.9; written on the multiplexed sources under that condition, rumoca's
+        // initialisation did not project them).
+        if let Some(v) = at_fixed_starts(plan, src, states, initial) {
+            return (exprs::boolean(v), Some(v), false);
+        }
+        // Otherwise not guessed from start values: g⁰ reads values the initial system
+        // computes exactly (MSL SimpleGearShift: `brake.free = brake.fn <= 0` with fn =
+        // fn_max·f_normalized of a ramp, 0 only as a start value; a guess stopped the run at
+        // its assert in rumoca).
+        return (initial.clone(), None, false);
     }
     if let Some(start) = src.modifier(mode, "start") {
-        return (start.clone(), None);
+        return (start.clone(), None, false);
     }
-    match guess_at_starts(plan, src, guard) {
-        Some(v) => (exprs::boolean(v), Some(v)),
-        None => (exprs::boolean(false), None),
+    // The guard at the start values: of the states first; where it reads algebraic
+    // variables too, of those (their start is the simulator's first iterate); `false`, the
+    // default left limit, where that is no constant. Always checked by the assert at t = 0:
+    // the consistency equations are written for that mode (campaign seed 2683: `x2 - x1 <
+    // 0.0804` with x1 algebraic; g⁰ at t = 0 and equations written for `false` on the
+    // multiplexed sources, which rumoca's initialisation did not project).
+    let v = guess_at_starts(plan, src, guard, true).or_else(|| guess_at_starts(plan, src, guard, false)).unwrap_or(false);
+    (exprs::boolean(v), Some(v), true)
+}
+
+/// g⁰ (on the output's names) where it reads only `time` (0), parameters and states fixed at a
+/// start that is a parameter expression (a state replicate of u^(0), a kept state), if that
+/// is a constant: the exact value of the guard at t = 0.
+fn at_fixed_starts(
+    plan: &Plan,
+    src: &Source,
+    states: &(BTreeMap<String, (VarId, u32)>, BTreeSet<String>),
+    g: &Expr,
+) -> Option<bool> {
+    let (replicas, kept) = states;
+    let modes: BTreeSet<&str> = plan.mdae.modes.iter().map(|m| m.name.as_str()).collect();
+    // u^(0) at its fixed start: a state replicate of it, or a multiplexer of those (seed 785).
+    let fixed_replica = |n: &str| match replicas.get(n) {
+        Some(&(u, 0)) if src.is_fixed(&plan.mdae.var(u).name) => Some(u),
+        _ => None,
+    };
+    let exact = super::guards::names_in(g).iter().all(|n| {
+        n == "time"
+            || src.is_parameter(n)
+            || (kept.contains(n) && src.is_fixed(n))
+            || fixed_replica(n).is_some()
+            || plan.muxes.iter().find(|m| &m.target == n).is_some_and(|m| {
+                let read = super::guards::names_in(&plan.case(&m.branches, &m.care));
+                let of: BTreeSet<Option<VarId>> =
+                    read.iter().filter(|r| !modes.contains(r.as_str())).map(|r| fixed_replica(r)).collect();
+                of.len() == 1 && of.iter().all(Option::is_some)
+            })
+    });
+    if !exact {
+        return None;
     }
+    match symbolic::simplify(&at_start_values(plan, src, g)).kind {
+        crate::syntax::ast::ExprKind::Bool(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// Whether what a guard reaches through the output's instantaneous dependencies (`reached`,
+/// states being leaves) holds no state but those whose value at t = 0 is their `fixed`
+/// start: its value at t = 0 is then decided by `time`, parameters and those starts, not by
+/// what the initial system computes.
+pub(crate) fn decided(
+    plan: &Plan,
+    src: &Source,
+    states: &(BTreeMap<String, (VarId, u32)>, BTreeSet<String>),
+    reached: &BTreeSet<String>,
+) -> bool {
+    let (replicas, kept) = states;
+    reached.iter().all(|n| match replicas.get(n) {
+        Some(&(u, i)) => i == 0 && src.is_fixed(&plan.mdae.var(u).name),
+        None => !kept.contains(n) || src.is_fixed(n),
+    })
 }
 
 /// The assert at t = 0 of a mode variable `m` whose initial mode was taken from its guard
@@ -166,19 +228,19 @@ pub(crate) fn initial_mode_assert(m: &str, g: &Expr, v: bool) -> Item {
 /// parameters: an algebraic variable's start is a guess at what the initial system
 /// computes from them (MSL SimpleGearShift: `brake.free = brake.fn <= 0` with fn = fn_max ·
 /// f_normalized of a ramp, 0 only as a start value; guessed, the run stopped at its assert).
-pub(crate) fn guess_at_starts(plan: &Plan, src: &Source, g: &Expr) -> Option<bool> {
+pub(crate) fn guess_at_starts(plan: &Plan, src: &Source, g: &Expr, states_only: bool) -> Option<bool> {
     let replicas: BTreeMap<&str, VarId> =
         plan.declared.iter().filter_map(|(n, _, v)| v.map(|(u, _)| (n.as_str(), u))).collect();
     let state = |u: VarId| match plan.roles[u.index()] {
         Role::Untouched { d } | Role::Shared { d } => d > 0,
         Role::Varying => plan.writers[u.index()].iter().any(|&(_, k)| k > 0),
     };
-    let states_only = super::guards::names_in(g).iter().all(|n| {
+    let reads_states_only = super::guards::names_in(g).iter().all(|n| {
         n == "time"
             || src.is_parameter(n)
             || replicas.get(n.as_str()).or_else(|| plan.by_name.get(n)).is_some_and(|&u| state(u))
     });
-    if !states_only {
+    if states_only && !reads_states_only {
         return None;
     }
     match symbolic::simplify(&at_start_values(plan, src, g)).kind {

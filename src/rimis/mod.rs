@@ -331,8 +331,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let mut output_states = None;
     // Mode variables without a start value whose initial mode is taken from their guard at
     // the start values (switches: `init::initial_mode`; level ones below): declared with it,
-    // and checked by an assert at t = 0. Guard and value.
-    let mut guessed: BTreeMap<String, (crate::syntax::ast::Expr, bool)> = BTreeMap::new();
+    // and checked by an assert at t = 0 where it is a guess (not where the guard reads only
+    // fixed starts). Guard, value, and whether it is checked.
+    let mut guessed: BTreeMap<String, (crate::syntax::ast::Expr, bool, bool)> = BTreeMap::new();
     // Guard fixpoints kept as level equations, and the parameter of their hysteresis.
     let mut kept_level: Vec<String> = Vec::new();
     let mut switching_band: Option<String> = None;
@@ -352,14 +353,15 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 let set = |v: bool| vec![exprs::simple(target.clone(), exprs::boolean(v))];
                 let reached = guards::reachable(&[&deps, plan.mux_deps()], &names_in(&ll.initial));
                 let states = output_states.get_or_insert_with(|| init::output_states(&mut plan));
-                let (initial, guess) = init::initial_mode(&plan, &src, states, &reached, &mode_name, &ll.initial, &g);
+                let (initial, guess, check) =
+                    init::initial_mode(&plan, &src, states, &reached, &mode_name, &ll.initial, &g);
                 // A guessed initial mode is the switch's value at t = 0 (checked by an assert).
                 let start = match guess {
                     Some(v) => set(v),
                     None => vec![exprs::simple(target.clone(), ll.initial)],
                 };
                 if let Some(v) = guess {
-                    guessed.insert(mode_name.clone(), (g.clone(), v));
+                    guessed.insert(mode_name.clone(), (g.clone(), v, check));
                 }
                 at_start.insert(mode_name.clone(), initial);
                 let branches =
@@ -441,11 +443,21 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         if mode_starts.contains_key(m) || switch_modes.contains(m) || src.modifier(m, "start").is_some() {
             continue;
         }
-        if let Some(v) = init::guess_at_starts(&plan, &src, g) {
-            guessed.insert(m.clone(), (g.clone(), v));
+        // Where the guard reads algebraic variables computed from states the initial system
+        // computes too, at their start values (campaign seed 8896: `b2 = x1 < 0.7759` with x1
+        // algebraic); not where they are decided by `time`, parameters and fixed starts (MSL
+        // SimpleGearShift: `brake.free = brake.fn <= 0` with fn = fn_max·f_normalized of a
+        // ramp, 0 only as a start value).
+        let reached = guards::reachable(&[&deps, plan.mux_deps()], &names_in(g));
+        let states = output_states.get_or_insert_with(|| init::output_states(&mut plan));
+        let computed = !init::decided(&plan, &src, states, &reached);
+        let guess = init::guess_at_starts(&plan, &src, g, true)
+            .or_else(|| computed.then(|| init::guess_at_starts(&plan, &src, g, false)).flatten());
+        if let Some(v) = guess {
+            guessed.insert(m.clone(), (g.clone(), v, true));
         }
     }
-    for (m, (_, v)) in &guessed {
+    for (m, (_, v, _)) in &guessed {
         mode_starts.insert(m.clone(), exprs::boolean(*v));
         at_start.insert(m.clone(), exprs::boolean(*v));
     }
@@ -475,7 +487,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     };
     let init = init::init_consistency(&mut plan, &src, &user, &start, &ctx)?;
     out.initial = init.items.clone();
-    let initial_checks: Vec<Item> = guessed.iter().map(|(m, (g, v))| init::initial_mode_assert(m, g, *v)).collect();
+    let initial_checks: Vec<Item> =
+        guessed.iter().filter(|(_, x)| x.2).map(|(m, (g, v, _))| init::initial_mode_assert(m, g, *v)).collect();
     unfixed.extend(init.freed.iter().cloned());
     if !init.conditional.is_empty() {
         out.header.push(format!(
