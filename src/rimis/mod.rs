@@ -269,8 +269,31 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let mut deps: Deps = BTreeMap::new();
     let mut repl = Vec::new();
     let mut held = held::Held::new(&plan, &src.kept);
-    for b in 0..plan.part_block.len() {
-        let items = sections::repl(&mut plan, &mut held, b, &ctx)?;
+    // The parts whose modes the model cannot start in take their held values first: two
+    // blocks that would hold each other's values (a loop) cannot both, and the one entered
+    // first at a mode change is one the model does not start in (campaign seed 9155: the
+    // block of `not b1`, entered at t = 1.24, held 0 since the block of `b1` held its value,
+    // and its solve landed on another root). Known here: the mode variables whose guard reads
+    // only `time` and parameters.
+    let mut order: Vec<usize> = (0..plan.part_block.len()).collect();
+    let early: Vec<(crate::mdae::ModeId, bool)> = init::mode_starts(&src, &src.mode_equations(), &[], &BTreeMap::new())
+        .iter()
+        .filter_map(|(m, v)| match v.kind {
+            crate::syntax::ast::ExprKind::Bool(v) => {
+                Some((crate::mdae::ModeId(mdae.modes.iter().position(|x| &x.name == m)? as u32), v))
+            }
+            _ => None,
+        })
+        .collect();
+    if !early.is_empty() {
+        let at_start = plan.modes_where(&early).0.g().clone();
+        order.sort_by_key(|&b| !plan.cond(plan.part_cond[b]).g().and(&at_start).is_false());
+    }
+    let mut by_part = vec![Vec::new(); order.len()];
+    for &b in &order {
+        by_part[b] = sections::repl(&mut plan, &mut held, b, &ctx)?;
+    }
+    for (b, items) in by_part.into_iter().enumerate() {
         let mut used = std::collections::BTreeSet::new();
         for it in &items {
             collect_names(&it.equation, &mut used);
