@@ -262,6 +262,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         plan.split_blocks(&parts);
     }
     as_written::check(&plan)?;
+    plan.name_leading_read_conditionally();
     let is_constant = |n: &str| mdae.time_invariant.contains(n);
     let ctx = symbolic::DiffContext { functions: &functions, is_constant: &is_constant };
 

@@ -75,6 +75,10 @@ pub(crate) struct Plan<'a> {
     pub namer: Namer,
     replicas: BTreeMap<(VarId, u32, usize), String>,
     sources: BTreeMap<(VarId, u32), String>,
+    /// Untouched variables whose leading derivative u^(d) the output names (`x_p`, with
+    /// `der(x) = x_p` in DIFF) instead of writing `der(x)`: those a conditional part reads
+    /// ([`Plan::name_leading_read_conditionally`]).
+    named_leading: BTreeSet<VarId>,
     /// Declarations to emit: (name, what it holds, and for a replicate the (u, i) of the
     /// u^(i) it replicates), in creation order ([`Plan::declare`]).
     pub declared: Vec<Declared>,
@@ -151,6 +155,7 @@ impl<'a> Plan<'a> {
             namer,
             replicas: BTreeMap::new(),
             sources: BTreeMap::new(),
+            named_leading: BTreeSet::new(),
             declared: Vec::new(),
             declared_names: FxHashSet::default(),
             muxes: Vec::new(),
@@ -365,6 +370,7 @@ impl<'a> Plan<'a> {
         }
         if let Role::Untouched { d } = self.roles[u.index()]
             && i >= d
+            && !(i == d && self.named_leading.contains(&u))
         {
             let below = self.source(u, i - 1);
             return call("der", vec![below]);
@@ -396,8 +402,40 @@ impl<'a> Plan<'a> {
             return Some(name(n));
         }
         match self.roles[u.index()] {
-            Role::Untouched { .. } => Some(call("der", vec![self.existing_source(u, i - 1)?])),
+            Role::Untouched { d } if !(i == d && self.named_leading.contains(&u)) => {
+                Some(call("der", vec![self.existing_source(u, i - 1)?]))
+            }
             _ => None,
+        }
+    }
+
+    /// Whether the output names u's leading derivative ([`Plan::source`]).
+    pub(crate) fn names_leading(&self, u: VarId) -> bool {
+        self.named_leading.contains(&u)
+    }
+
+    /// Names the leading derivative u^(d) of every untouched variable that a part under a
+    /// condition reads (issue 29 class 6: rumoca solves no derivative that an if-branch or
+    /// if-expression reads among others, `affine derivative block outputs are not
+    /// contiguous`, campaign seed 983; named, it is one more unknown of the algebraic
+    /// system, as the tool's other derivatives are). Every equation then reads the name.
+    /// The same for the leading derivatives a block solves together with other unknowns
+    /// (an implicit system of derivatives, campaign seed 7333: `0 = der(x4) + … +
+    /// 0.14*der(x2)` with the derivative of a constraint on x2 and x4).
+    pub(crate) fn name_leading_read_conditionally(&mut self) {
+        for b in 0..self.part_block.len() {
+            let block = self.cdg.blocks.get(self.part_block[b]);
+            let conditional = !self.factored.covers(self.cond(self.part_cond[b]));
+            let implicit = block.writes.len() > 1;
+            let leading = |(u, i): (VarId, u32)| matches!(self.roles[u.index()], Role::Untouched { d } if d > 0 && i == d);
+            let mut named: Vec<VarId> = Vec::new();
+            if conditional {
+                named.extend(block.reads.iter().copied().filter(|&r| leading(r)).map(|(u, _)| u));
+            }
+            if implicit {
+                named.extend(block.writes.iter().copied().filter(|&w| leading(w)).map(|(u, _)| u));
+            }
+            self.named_leading.extend(named);
         }
     }
 

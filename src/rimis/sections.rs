@@ -388,7 +388,11 @@ pub(crate) fn diff(plan: &mut Plan) -> Vec<Item> {
     for u in plan.mdae.var_ids() {
         match plan.roles[u.index()] {
             Role::Untouched { d } | Role::Shared { d } => {
-                let top = if matches!(plan.roles[u.index()], Role::Untouched { .. }) { d.saturating_sub(1) } else { d };
+                let top = if matches!(plan.roles[u.index()], Role::Untouched { .. }) && !plan.names_leading(u) {
+                    d.saturating_sub(1)
+                } else {
+                    d
+                };
                 for i in 1..=top {
                     let lo = plan.source(u, i - 1);
                     let hi = plan.source(u, i);
