@@ -131,6 +131,15 @@ pub(crate) fn initial_mode(
         if let Some(v) = at_fixed_starts(plan, src, states, initial) {
             return (exprs::boolean(v), Some(v), false);
         }
+        // Where it reads algebraic variables that those decide, at their declared start
+        // values, checked at t = 0 (campaign seed 2722: `b1 = x1 >= 0.9066`, x1 = 1.5 -
+        // 0.42*time with start 1.5; g⁰ left to the initialisation, rumoca planned it in the
+        // other mode and x4 started off by 0.04).
+        if src.modifier(mode, "start").is_none()
+            && let Some(v) = guess_at_starts(plan, src, guard, Reads::Declared)
+        {
+            return (exprs::boolean(v), Some(v), true);
+        }
         // Otherwise not guessed from start values: g⁰ reads values the initial system
         // computes exactly (MSL SimpleGearShift: `brake.free = brake.fn <= 0` with fn =
         // fn_max·f_normalized of a ramp, 0 only as a start value; a guess stopped the run at
@@ -146,7 +155,9 @@ pub(crate) fn initial_mode(
     // the consistency equations are written for that mode (campaign seed 2683: `x2 - x1 <
     // 0.0804` with x1 algebraic; g⁰ at t = 0 and equations written for `false` on the
     // multiplexed sources, which rumoca's initialisation did not project).
-    let v = guess_at_starts(plan, src, guard, true).or_else(|| guess_at_starts(plan, src, guard, false)).unwrap_or(false);
+    let v = guess_at_starts(plan, src, guard, Reads::States)
+        .or_else(|| guess_at_starts(plan, src, guard, Reads::Starts))
+        .unwrap_or(false);
     (exprs::boolean(v), Some(v), true)
 }
 
@@ -204,6 +215,17 @@ pub(crate) fn decided(
     })
 }
 
+/// What [`guess_at_starts`] may read at its start value besides `time` and parameters.
+#[derive(Clone, Copy)]
+pub(crate) enum Reads {
+    /// States only (a state replicate, a source state).
+    States,
+    /// Any variable, 0 where it has no start value (a simulator's first iterate).
+    Starts,
+    /// States, and algebraic variables with a declared start value (the modeller's).
+    Declared,
+}
+
 /// The assert at t = 0 of a mode variable `m` whose initial mode was taken from its guard
 /// `g` at the start values (`v`): the run stops at t = 0, with what to do, where the
 /// initial state gives the other mode, instead of going on from consistency equations
@@ -228,19 +250,26 @@ pub(crate) fn initial_mode_assert(m: &str, g: &Expr, v: bool) -> Item {
 /// parameters: an algebraic variable's start is a guess at what the initial system
 /// computes from them (MSL SimpleGearShift: `brake.free = brake.fn <= 0` with fn = fn_max ·
 /// f_normalized of a ramp, 0 only as a start value; guessed, the run stopped at its assert).
-pub(crate) fn guess_at_starts(plan: &Plan, src: &Source, g: &Expr, states_only: bool) -> Option<bool> {
+pub(crate) fn guess_at_starts(plan: &Plan, src: &Source, g: &Expr, reads: Reads) -> Option<bool> {
     let replicas: BTreeMap<&str, VarId> =
         plan.declared.iter().filter_map(|(n, _, v)| v.map(|(u, _)| (n.as_str(), u))).collect();
     let state = |u: VarId| match plan.roles[u.index()] {
         Role::Untouched { d } | Role::Shared { d } => d > 0,
         Role::Varying => plan.writers[u.index()].iter().any(|&(_, k)| k > 0),
     };
-    let reads_states_only = super::guards::names_in(g).iter().all(|n| {
+    let var = |n: &str| replicas.get(n).or_else(|| plan.by_name.get(n)).copied();
+    let allowed = super::guards::names_in(g).iter().all(|n| {
         n == "time"
             || src.is_parameter(n)
-            || replicas.get(n.as_str()).or_else(|| plan.by_name.get(n)).is_some_and(|&u| state(u))
+            || match reads {
+                Reads::States => var(n).is_some_and(state),
+                Reads::Starts => true,
+                Reads::Declared => var(n).is_some_and(|u| {
+                    state(u) || src.modifier(&plan.mdae.var(u).name, "start").is_some()
+                }),
+            }
     });
-    if states_only && !reads_states_only {
+    if !allowed {
         return None;
     }
     match symbolic::simplify(&at_start_values(plan, src, g)).kind {

@@ -469,14 +469,16 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         }
         // Where the guard reads algebraic variables computed from states the initial system
         // computes too, at their start values (campaign seed 8896: `b2 = x1 < 0.7759` with x1
-        // algebraic); not where they are decided by `time`, parameters and fixed starts (MSL
-        // SimpleGearShift: `brake.free = brake.fn <= 0` with fn = fn_max·f_normalized of a
-        // ramp, 0 only as a start value).
+        // algebraic); where they are decided by `time`, parameters and fixed starts, only at
+        // declared start values (campaign seed 2722: `b1 = x1 >= 0.9066` with x1 = 1.5 -
+        // 0.42*time and start 1.5; not MSL SimpleGearShift's `brake.free = brake.fn <= 0`
+        // with fn = fn_max·f_normalized of a ramp, whose start is no more than the default 0).
         let reached = guards::reachable(&[&deps, plan.mux_deps()], &names_in(g));
         let states = output_states.get_or_insert_with(|| init::output_states(&mut plan));
         let computed = !init::decided(&plan, &src, states, &reached);
-        let guess = init::guess_at_starts(&plan, &src, g, true)
-            .or_else(|| computed.then(|| init::guess_at_starts(&plan, &src, g, false)).flatten());
+        let algebraic = if computed { init::Reads::Starts } else { init::Reads::Declared };
+        let guess = init::guess_at_starts(&plan, &src, g, init::Reads::States)
+            .or_else(|| init::guess_at_starts(&plan, &src, g, algebraic));
         if let Some(v) = guess {
             guessed.insert(m.clone(), (g.clone(), v, true));
         }
