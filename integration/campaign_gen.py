@@ -5,6 +5,7 @@ mode of which is structurally regular, numerically non-singular along the soluti
 
     python integration/campaign_gen.py SEED            # print the model of SEED
     python integration/campaign_gen.py SEED --info     # ... and what the filter found per mode
+    python integration/campaign_gen.py SEED --control K  # the control of its K-th visited mode
 
 Standard library only; independent of the Rust code (its own Σ-method, by brute force).
 
@@ -59,6 +60,19 @@ The filter (`analyse`): independently of the tool
 6. At least one if-construct changes branch along the visited modes (the model is multimode).
 A seed's rng draws candidates until one passes (at most MAX_ATTEMPTS); the attempt count and the
 reasons of the rejected candidates are in the result's `info`.
+
+Per-mode controls (`control`)
+-----------------------------
+What a simulator must be able to do for any output to be right in a visited mode: that mode as a
+plain model (its active equations as the model writes them; no if, no Boolean), every variable
+starting at its exact value at the mode's t0, `fixed = true` on DOF = Σd - Σc state values chosen
+with the filter's own Σ-method so that the initial system is regular (`control_fixed`; derivatives
+through `initial equation der(x) = f'(t0)` only if no set of values will do: never needed on seeds
+0..9999), simulated from t0 to t1 (rumoca 0.10.2 starts `time` there, so the text keeps `time`).
+The mode is checked again every 0.005 on its interval (regular, no other root near, stable: the
+filter looked at 7 times only); otherwise, or without a regular initial system, NoControl: a
+control that proves nothing is not written. campaign_run.py runs the controls of the seeds whose
+output fails in rumoca.
 """
 
 from __future__ import annotations
@@ -620,8 +634,11 @@ STABILITY_MARGIN = -0.05
 MAX_RATE = 200.0
 
 
-def check_mode(res: list[Residual], n: int, t0: float, t1: float, trajs) -> tuple[str | None, dict]:
-    """None and the mode's facts if the mode is well-posed, else (reason, facts)."""
+def check_mode(res: list[Residual], n: int, t0: float, t1: float, trajs,
+               step: float | None = None) -> tuple[str | None, dict]:
+    """None and the mode's facts if the mode is well-posed, else (reason, facts). Checked at the
+    mode's first instant, 5 times inside and its last instant; with `step`, on a grid of that step
+    instead (the per-mode controls: well-posed between the filter's 7 times too)."""
     if len(res) != n:
         return f"{len(res)} equations for {n} unknowns", {}
     sig = sigma_matrix(res, n)
@@ -636,7 +653,12 @@ def check_mode(res: list[Residual], n: int, t0: float, t1: float, trajs) -> tupl
              "states": [j for j in range(n) if d[j] >= 1]}
     # products bound the second derivative of the residuals: |d2 r_i| <= L = max_i sum 2|c|
     lip = max(sum(2 * abs(cf) for cf, kind, _, _ in r.terms if kind == "P") for r in res)
-    for t in [t0] + [t0 + (t1 - t0) * (s + 0.5) / 5 for s in range(5)] + [t1 - 1e-6]:
+    if step is None:
+        times = [t0] + [t0 + (t1 - t0) * (s + 0.5) / 5 for s in range(5)] + [t1 - 1e-6]
+    else:
+        k = max(1, math.ceil((t1 - t0) / step))
+        times = [t0 + (t1 - t0) * s / k for s in range(k)] + [t1 - 1e-6]
+    for t in times:
         jac = system_jacobian(res, sig, c, d, t, trajs)
         if scaled_det(jac) < JAC_MIN:
             return f"system Jacobian singular at t = {t:.3f}", facts
@@ -909,6 +931,128 @@ def generate(seed: int) -> Model:
     raise RuntimeError(f"seed {seed}: no well-posed model in {MAX_ATTEMPTS} attempts ({reasons})")
 
 
+# ---------------------------------------------------------------------------------------------
+# Per-mode controls: one visited mode as a plain model
+# ---------------------------------------------------------------------------------------------
+# A seed's output can fail in a simulator for the simulator's own reasons: rumoca 0.10.2 leaves the
+# exact root of seed 3919's mode `not b1` (a plain algebraic system, regular along the solution)
+# for the other root of its product. The control of a visited mode is what the simulator must be
+# able to do for any output to be right there: the mode's equations alone, on its interval, from
+# exact starts and a determined initial system. campaign_run.py runs the controls of a failing
+# output and lays the failure on the simulator (simulator-limit) only when a control fails where
+# the output does; if none does, the failure stays the tool's.
+
+
+# The control's initial system only has to be regular: its starts are exact, so there is no root to
+# find far from them. The filter's JAC_MIN is a margin on the original's (random) initial system; a
+# scaled determinant shrinks with the rows of the differentiated equations (seeds 290, 396 and 839
+# have later modes whose only structurally regular choices are at 3e-4 .. 9e-4), while a
+# structurally singular choice is exactly 0.
+CONTROL_JAC_MIN = 1e-6
+CONTROL_STEP = 0.005
+
+
+class NoControl(Exception):
+    """The mode's control cannot be written with a determined, regular initial system (never a proof
+    against the simulator)."""
+
+
+@dataclass
+class Control:
+    index: int        # the mode's position in model.modes
+    mode: str         # assign_text of its assignment
+    t0: float
+    t1: float
+    name: str
+    text: str
+    fixed: list       # [(j, l)]: x_j^(l) fixed at its exact value at t0 (l = 0: fixed = true;
+                      # l = 1: the initial equation der(x_j) = f_j'(t0))
+    struct_index: int     # the mode's structural index (Pryce)
+    differentiated: bool  # some equation needs differentiating (max c_i > 0): a simulator must
+                          # reduce the index of the control, while mdae-rimis's output of that mode
+                          # is already reduced, so a failure of the control says nothing of it
+
+
+def exact_num(v: float) -> str:
+    """A value at an arbitrary time, to 12 digits (num's 4 decimals would put a fixed start 5e-5 off)."""
+    s = f"{v:.12g}"
+    return "0" if s == "-0" else s
+
+
+def control_fixed(res: list[Residual], c: list[int], d: list[int], t: float, trajs) -> list[tuple[int, int]]:
+    """DOF = Σd - Σc of the mode's state values x_j^(l) (l < d_j, Pryce's state space) to fix at
+    t so that the initial system (the residuals differentiated c_i times, unknowns x_j^(0..d_j),
+    and x_j^(l) = f_j^(l)(t)) is square and regular (scaled determinant >= CONTROL_JAC_MIN).
+    Preferred, in order: values of variables whose der() is in the text (Modelica's states:
+    fixed = true is the plain start of a state), then other values (fixed = true on a variable
+    differentiated only by the index reduction), then derivatives (an initial equation
+    der(x) = f'); within a tier the largest scaled determinant (deterministic, and the farthest
+    from singular). NoControl if none."""
+    n = len(res)
+    dof = sum(d) - sum(c)
+    in_text = {j for r in res for _, kind, j, _ in r.terms if kind == "D"}
+    cols = [(j, l) for j in range(n) for l in range(d[j] + 1)]
+    base = initial_jacobian(res, c, d, [], t, trajs)
+    values = [(j, 0) for j in range(n) if d[j] >= 1]
+    tiers = [[v for v in values if v[0] in in_text], values,
+             values + [(j, 1) for j in range(n) if d[j] >= 2]]  # der(der(x)) is not in the texts
+    seen = set()
+    for cands in tiers:
+        best, best_det = None, 0.0
+        for fixed in itertools.combinations(cands, dof):
+            if fixed in seen:
+                continue
+            seen.add(fixed)
+            jac = base + [[1.0 if col == f else 0.0 for col in cols] for f in fixed]
+            if len(jac) != len(cols):
+                continue
+            sd = scaled_det(jac)
+            if sd >= CONTROL_JAC_MIN and sd > best_det:
+                best, best_det = list(fixed), sd
+        if best is not None:
+            return best
+    raise NoControl(f"no {dof} state values make the initial system at t = {t:g} regular")
+
+
+def control(model: Model, k: int) -> Control:
+    """The control of the k-th visited mode: a plain single-mode model (the mode's active equations,
+    as the model writes them; no if, no Boolean), every variable starting at its exact value at the
+    mode's t0, fixed on control_fixed's values, simulated from t0 to t1 (rumoca 0.10.2 starts
+    `time` at t0: no shift of the text is needed, test_campaign.py checks it)."""
+    assign, t0, t1 = model.modes[k]
+    trajs, n = model.trajs, model.n
+    res = model.residuals(assign)
+    # The filter checked the mode at 7 times; a control that fails proves something only if the mode
+    # is regular, has no other root near and is stable all along: checked again every CONTROL_STEP.
+    why, facts = check_mode(res, n, t0, t1, trajs, step=CONTROL_STEP)
+    if why:
+        raise NoControl(f"mode {assign_text(assign)} is not well-posed all along [{t0:g}, {t1:g}): {why}")
+    fixed = control_fixed(res, facts["c"], facts["d"], t0, trajs)
+    name = f"{model.name}Mode{k + 1}"
+    lines = [f"// Control of {model.name} (mdae-rimis exact-solution campaign, generator v{GENERATOR_VERSION}, "
+             f"seed {model.seed}): visited mode {k + 1} of {len(model.modes)}, {assign_text(assign)} on "
+             f"[{num(t0)}, {num(t1)}).",
+             "// The mode's equations alone; every start exact at t0, fixed on a determined initial system.",
+             "// Exact solution: " + ", ".join(f"x{j + 1} = {t.text()}" for j, t in enumerate(trajs)) + ".",
+             f"model {name}"]
+    for j, tr in enumerate(trajs):
+        fx = ", fixed = true" if (j, 0) in fixed else ""
+        lines.append(f"  Real x{j + 1}(start = {exact_num(tr.value(t0))}{fx});")
+    ders = [j for j, l in fixed if l == 1]
+    if ders:
+        lines.append("initial equation")
+        lines += [f"  der(x{j + 1}) = {exact_num(trajs[j].value(t0, 1))};" for j in ders]
+    lines.append("equation")
+    for s in model.slots:
+        bi = s.branch(assign)
+        for r, ex in zip(s.branches[bi], s.explicit[bi]):
+            lines.append("  " + eq_text(r, ex, trajs) + ";")
+    lines.append(f"  annotation(experiment(StartTime = {exact_num(t0)}, StopTime = {exact_num(t1)}));")
+    lines.append(f"end {name};")
+    return Control(k, assign_text(assign), t0, t1, name, "\n".join(lines) + "\n", fixed,
+                   facts["index"], max(facts["c"]) > 0)
+
+
 def features(model: Model) -> set[str]:
     """What a model exercises (for coverage of the reproducers' shapes)."""
     f = set()
@@ -956,8 +1100,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("seed", type=int)
     ap.add_argument("--info", action="store_true", help="print the filter's facts per mode")
+    ap.add_argument("--control", type=int, metavar="K", help="print the control of visited mode K (1-based) instead")
     a = ap.parse_args(argv)
     m = generate(a.seed)
+    if a.control is not None:
+        sys.stdout.write(control(m, a.control - 1).text)
+        return 0
     sys.stdout.write(m.text())
     if a.info:
         import json

@@ -21,6 +21,15 @@ Classes per seed and simulator:
   sim-fails            the output's simulation fails, stops early or gives NaN (message; for rumoca
                        the harness's failure bracket [lo, hi])
   wrong                the output simulates but a variable is off (variable, time, value, exact)
+  simulator-limit      rumoca only: the output is sim-fails or wrong, and the per-mode control of a
+                       visited mode (campaign_gen.control: that mode's equations alone, exact
+                       starts, a determined initial system) fails or is wrong in rumoca too, where
+                       the output does: between the same two samples (two failures: the same
+                       message) or with the same wrong values; only a mode that needs no equation
+                       differentiated counts (see proves()). Counted apart, like
+                       unchanged-both-fail. The record keeps the output's class and message
+                       (output_class, output_detail) and every control's result (control); when no
+                       control proves it the seed stays sim-fails/wrong.
 Exit status: 0 (the classes are the result; the suite's ratchet is test_campaign.py).
 """
 
@@ -31,6 +40,7 @@ import collections
 import concurrent.futures
 import datetime
 import json
+import math
 import os
 import re
 import shutil
@@ -46,8 +56,12 @@ sys.path.insert(0, str(HERE))
 
 import campaign_gen as gen  # noqa: E402
 
-CLASSES = ["pass", "unchanged-both-fail", "rejected", "tool-crash", "output-not-modelica", "sim-fails", "wrong"]
+CLASSES = ["pass", "unchanged-both-fail", "simulator-limit", "rejected", "tool-crash", "output-not-modelica",
+           "sim-fails", "wrong"]
 OK_CLASSES = ("pass", "unchanged-both-fail")
+APART = ("unchanged-both-fail", "simulator-limit")   # not the rewrite's fault: counted apart
+CONTROLLED = ("sim-fails", "wrong")                   # the rumoca classes the per-mode controls may explain
+PROOF = ("failed", "wrong")                           # the control results that prove a simulator limit
 TIMES = [round(k * gen.STOP_TIME / 20, 10) for k in range(21)]
 DT = 0.01
 TOOL_TIMEOUT = 120
@@ -126,6 +140,236 @@ def compile_refused(sim: str, rec: dict) -> bool:
     return bool(OMC_NOT_MODELICA.search(msg))
 
 
+# ---------------------------------------------------------------------------------------------
+# Per-mode controls (rumoca): is the failure the simulator's?
+# ---------------------------------------------------------------------------------------------
+# An output can fail for rumoca's own reasons: in seed 3919's mode `not b1`, a plain algebraic
+# system regular along the solution, rumoca 0.10.2 leaves the exact root for the other root of a
+# product. The control of a visited mode (campaign_gen.control: that mode's equations alone, exact
+# starts, a determined initial system) lays a sim-fails/wrong output on rumoca (simulator-limit)
+# only when (proves()):
+#  - the control fails or is wrong in rumoca (refused, timeout, incomplete and no-control prove
+#    nothing: the text, the machine's load, the results or the initial system may be at fault);
+#  - the mode needs no equation differentiated (the output of a higher-index mode is already
+#    index-reduced, its control is not: seeds 6235 and 1081, whose plain index-3/4 modes rumoca
+#    finds structurally singular while their outputs stop on their own consistency checks);
+#  - its trouble is the output's (explains()): both leave the solution or fail between the same
+#    two samples (two failures: with the same message), or the output has the control's wrong
+#    values where it is first off. An output still right at a sample where the control was
+#    already off got past rumoca's failure there (seed 7441: its mode-1 control is off from
+#    t = 0.7, the output is right until it has entered mode 2, whose control passes).
+# Otherwise the seed stays sim-fails/wrong, with the controls' results in its record.
+
+
+def control_times(t0: float, t1: float) -> list[float]:
+    """A mode's sample times: its first instant and the comparison's times inside [t0, t1) (and the
+    stop time for the last mode). A time of TIMES equal to t1 belongs to the next mode (the
+    comparison reads right limits there)."""
+    return [t0] + [t for t in TIMES if t0 < t < t1 or (t == t1 == gen.STOP_TIME)]
+
+
+def off_at(model: gen.Model, values: dict, k: int, t: float) -> bool:
+    """Some variable is off (or missing) at the k-th sample time t of a run's values."""
+    for j, traj in enumerate(model.trajs):
+        vals = values.get(f"x{j + 1}")
+        v = vals[k] if vals is not None and k < len(vals) else None
+        if v is None or abs(v - traj.value(t)) > tol(traj.value(t)):
+            return True
+    return False
+
+
+def trouble(model: gen.Model, times: list[float], values: dict | None, end: float | None,
+            fallback_good: float | None = None) -> dict:
+    """Where a run leaves the solution: {good, bad, off}: its samples are right up to `good` (None:
+    at none), it is first known off or failed at `bad` (None: not located), `off` is True when bad
+    is a sample off (not the failure itself). values None (unknown): right up to fallback_good."""
+    if values is None:
+        return {"good": fallback_good, "bad": end, "off": False}
+    good = None
+    for k, t in enumerate(times):
+        if off_at(model, values, k, t):
+            return {"good": good, "bad": t, "off": True}
+        good = t
+    return {"good": good, "bad": end, "off": False}
+
+
+def prefix(path: Path, name: str, lo: float, times: list[float], start: float) -> tuple[list[float], dict | None]:
+    """A run that failed after lo, again to lo: its sample times up to lo and its values there (None
+    when that run fails too)."""
+    import harness
+
+    ts = [t for t in times if t <= lo]
+    if lo <= start or not ts:
+        return [], {}
+    o = harness.simulate(path, name, lo, ts, simulator="rumoca", dt=DT, start_time=start,
+                         max_wall_seconds=RUMOCA_WALL, bracket_failure=False)
+    return ts, (o["values"] if o["status"] == "ok" else None)
+
+
+def failed_trouble(model: gen.Model, path: Path, name: str, times: list[float], start: float,
+                   o: dict) -> tuple[dict, dict | None]:
+    """A failed run o's trouble and its values: up to the failure bracket's low end (run again to
+    there; when that run fails as well, taken as right up to there), then the failure at the
+    bracket's high end; a run that stopped early: its own values up to where it stopped; else (a
+    NaN) not located."""
+    br = o.get("failure_bracket")
+    if br:
+        ts, vals = prefix(path, name, br[0], times, start)
+        return trouble(model, ts, vals, br[1], max(ts) if ts else None), vals
+    reached = o.get("time_reached")
+    if reached is not None:
+        ts = [t for t in times if t <= reached]
+        return trouble(model, ts, o.get("values") or None, reached, max(ts) if ts else None), o.get("values")
+    return {"good": None, "bad": None, "off": False}, None
+
+
+def explains(model: gen.Model, c: dict, o: dict) -> str | None:
+    """How control result c explains the output's trouble o (None: it does not): the same window
+    between two samples, or the same wrong values at the output's first sample off."""
+    ct, ot = c["trouble"], o["trouble"]
+    if ot["bad"] is None or ct["bad"] is None:
+        return None  # a failure not located (a timeout, NaN): nothing to match
+    lo = lambda g: -math.inf if g is None else g  # noqa: E731
+    if ct["bad"] > lo(ot["good"]) and ot["bad"] > lo(ct["good"]):
+        # Two failures (no wrong value) must also be the same failure: rumoca's structural refusals
+        # come at the start of any run, and the output holds every mode's equations (seed 20's
+        # mode-3 control is "not computable" in rumoca while the output passes).
+        if ct["off"] or ot["off"] or normalise(c.get("message") or "") == normalise(o.get("message") or ""):
+            return "in the same window"
+    t = ot["bad"]
+    if ot["off"] and c.get("values") and o.get("values") and t in c["times"]:
+        k, ko = c["times"].index(t), TIMES.index(t)
+        same = all(c["values"][f"x{j + 1}"][k] is not None and o["values"][f"x{j + 1}"][ko] is not None
+                   and abs(c["values"][f"x{j + 1}"][k] - o["values"][f"x{j + 1}"][ko]) <= tol(tr.value(t))
+                   for j, tr in enumerate(model.trajs))
+        if same and off_at(model, c["values"], k, t):
+            return f"the output has the control's wrong values at t = {t:g}"
+    return None
+
+
+def run_control(model: gen.Model, k: int, tmp: Path) -> dict:
+    """The control of visited mode k in rumoca (from the mode's t0 to its t1), compared with the
+    exact solution at the mode's sample times within tol. status: pass; wrong (first and worst:
+    var, time, value, exact, error); failed (rumoca raised, stopped early or gave NaN; bracket:
+    where); and the results that prove nothing: no-control (campaign_gen.NoControl: no regular
+    initial system, or the mode is not well-posed between the filter's times), refused (rumoca
+    does not compile the control: the text may be at fault), timeout (the wall-time limit: load
+    of the machine, not a wrong answer) and incomplete (a variable missing from rumoca's results).
+    index/differentiated: the mode's structure; trouble: where it leaves the solution (trouble())."""
+    import harness
+
+    assign, t0, t1 = model.modes[k]
+    rec = {"k": k + 1, "mode": gen.assign_text(assign), "t0": t0, "t1": t1}
+    start = time.monotonic()
+    try:
+        ctl = gen.control(model, k)
+    except gen.NoControl as e:
+        return {**rec, "status": "no-control", "message": str(e)}
+    rec["fixed"] = [f"x{j + 1}" if l == 0 else f"der(x{j + 1})" for j, l in ctl.fixed]
+    rec["index"], rec["differentiated"] = ctl.struct_index, ctl.differentiated
+    path = tmp / "controls" / f"{ctl.name}.mo"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(ctl.text)
+    times = control_times(t0, t1)
+    rec["times"] = times
+    o = harness.simulate(path, ctl.name, t1, times, simulator="rumoca", dt=DT, start_time=t0,
+                         max_wall_seconds=RUMOCA_WALL)
+    rec["message"] = o["message"]
+    if o["status"] == "ok":
+        # as compare(): the worst violation, and the first sample off (where the run leaves the solution)
+        worst, worst_ratio, first = None, 1.0, None
+        for j, traj in enumerate(model.trajs):
+            vals = o["values"].get(f"x{j + 1}") or [None] * len(times)
+            for t, v in zip(times, vals):
+                exact = traj.value(t)
+                ratio = math.inf if v is None else abs(v - exact) / tol(exact)
+                off = {"var": f"x{j + 1}", "time": t, "value": v, "exact": exact,
+                       "error": None if v is None else abs(v - exact)}
+                if ratio > 1.0 and (first is None or t < first["time"]):
+                    first = off
+                if ratio > worst_ratio:
+                    worst_ratio, worst = ratio, off
+        if any(o["values"].get(f"x{j + 1}") is None for j in range(model.n)):
+            rec["status"] = "incomplete"
+        elif worst is None:
+            rec["status"], rec["worst"] = "pass", None
+        else:
+            rec["status"], rec["worst"], rec["first"] = "wrong", worst, first
+            rec["values"] = {f"x{j + 1}": o["values"][f"x{j + 1}"] for j in range(model.n)}
+            rec["trouble"] = trouble(model, times, o["values"], None)
+    elif compile_refused("rumoca", o):
+        rec["status"] = "refused"
+    elif "timeout" in (o["message"] or ""):
+        rec["status"] = "timeout"
+    else:
+        rec["status"] = "failed"
+        rec["bracket"] = o.get("failure_bracket")
+        rec["trouble"], _ = failed_trouble(model, path, ctl.name, times, t0, o)
+    rec["elapsed_s"] = round(time.monotonic() - start, 3)
+    return rec
+
+
+def control_text(c: dict) -> str:
+    """One control's result in a sentence."""
+    head = f"the control of mode {c['k']} {c['mode']} on [{c['t0']:.4g}, {c['t1']:.4g})"
+    if c["status"] == "wrong":
+        def off(w):
+            return (f"{w['var']} at t = {w['time']:.4g}: {w['value']!r} vs exact {w['exact']:.6g}"
+                    + ("" if w["error"] is None else f" (error {w['error']:.3g})"))
+        return f"{head} is wrong: first off {off(c['first'])}; worst {off(c['worst'])}"
+    where = f" [fails in ({c['bracket'][0]:.4g}, {c['bracket'][1]:.4g}]]" if c.get("bracket") else ""
+    return f"{head} {'fails' if c['status'] == 'failed' else c['status']}: {c.get('message') or ''}{where}"
+
+
+def apply_controls(model: gen.Model, r: dict, o: dict, out: Path, tmp: Path) -> None:
+    """Run every visited mode's control for a rumoca sim-fails/wrong record r (o: the output's run,
+    out: the output's file) and reclassify r as simulator-limit when a control proves it
+    (proves()). Every control's result is kept in r["control"]."""
+    if r["class"] == "wrong" and (r.get("worst") or {}).get("value", 0) is None:
+        # a variable missing from the output's results is the output's own fault
+        r["control"] = {"modes": [], "skipped": "a variable is missing from the output's results"}
+        return
+    start = time.monotonic()
+    results = [run_control(model, k, tmp) for k in range(len(model.modes))]
+    outcome = {}
+    if any(c["status"] in PROOF and c.get("differentiated") is False for c in results):
+        # where the output leaves the solution (only when a control could explain it: for sim-fails
+        # it takes another run of the output, to the low end of its failure bracket)
+        if r["class"] == "wrong":
+            outcome["trouble"], outcome["values"] = trouble(model, TIMES, o["values"], None), o["values"]
+        else:
+            outcome["trouble"], outcome["values"] = failed_trouble(model, out, model.name, TIMES, 0.0, o)
+            outcome["message"] = o["message"]
+        for c in results:
+            if c["status"] in PROOF:
+                c["explains"] = explains(model, c, outcome)
+    proof = next((c for c in results if proves(c)), None)
+    r["control"] = {"modes": results, "output_trouble": outcome.get("trouble"), "proof": proof,
+                    "elapsed_s": round(time.monotonic() - start, 3)}
+    if proof is not None:
+        r["output_class"], r["output_detail"] = r["class"], r["detail"]
+        r["class"] = "simulator-limit"
+        r["detail"] = (f"{control_text(proof)} ({proof['explains']}); "
+                       f"the output is {r['output_class']}: {r['output_detail']}")
+
+
+def proves(c: dict) -> bool:
+    """A control result that lays the output's failure on the simulator (see above): failed or
+    wrong, in a mode that needs no equation differentiated, and its trouble explains the output's."""
+    return c.get("status") in PROOF and c.get("differentiated") is False and bool(c.get("explains"))
+
+
+def proven(s: dict) -> bool:
+    """A simulator-limit record whose control proves it (proves())."""
+    p = (s.get("control") or {}).get("proof")
+    return s.get("class") == "simulator-limit" and bool(p) and proves(p)
+
+
+def accepted(s: dict) -> bool:
+    """Not the rewrite's fault: pass, unchanged-both-fail, or a proven simulator-limit."""
+    return s["class"] in OK_CLASSES or proven(s)
+
+
 def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None) -> dict:
     """Everything about one seed (runs in its own process, see --one)."""
     import harness
@@ -202,6 +446,8 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None) ->
                     elif r["time_reached"] is not None:
                         where = f" [at t = {r['time_reached']:g}]"
                     r["class"], r["detail"] = "sim-fails", (o["message"] or o["status"]) + where
+            if sim == "rumoca" and r["class"] in CONTROLLED:
+                apply_controls(model, r, o, out, Path(tmp))
             rec["sims"][sim] = r
         if keep and any(r["class"] not in OK_CLASSES for r in rec["sims"].values()):
             d = Path(keep) / f"seed{seed}"
@@ -209,6 +455,8 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None) ->
             shutil.copyfile(src, d / f"{model.name}.mo")
             if out.exists():
                 shutil.copyfile(out, d / f"{model.name}_out.mo")
+            for ctl in (Path(tmp) / "controls").glob("*.mo"):
+                shutil.copyfile(ctl, d / ctl.name)
             (d / "record.json").write_text(json.dumps(rec, indent=1, default=str))
     rec["elapsed_s"] = round(time.monotonic() - start, 3)
     return rec
@@ -309,9 +557,29 @@ def summarise(records: list[dict], sim: str) -> dict:
             continue
         counts[s["class"]] += 1
         if s["class"] != "pass":
-            key = (s["class"], normalise(s["detail"]) if s["class"] != "wrong" else s.get("kind", "?"))
-            groups[key].append(r)
+            groups[(s["class"], group_message(s))].append(r)
     return {"counts": counts, "groups": groups}
+
+
+def group_message(s: dict) -> str:
+    """A failure's group: wrong by where it leaves the solution; simulator-limit by how its control
+    fails and what the output was; the others by their normalised message."""
+    if s["class"] == "wrong":
+        return s.get("kind", "?")
+    if s["class"] == "simulator-limit":
+        p = (s.get("control") or {}).get("proof") or {}
+        how = "wrong" if p.get("status") == "wrong" else normalise(p.get("message") or "?")
+        out = s.get("kind") or normalise(s.get("output_detail") or "")
+        return f"control {how}; output {s.get('output_class')}: {out}"[:200]
+    return normalise(s["detail"])
+
+
+def apart_line(counts: collections.Counter) -> str:
+    """The share of right outputs among the seeds whose failure may be the rewrite's."""
+    total = sum(counts.values())
+    rest = total - sum(counts[c] for c in APART) - counts["skipped"]
+    return ("counted apart: " + ", ".join(f"{c} {counts[c]}" for c in APART)
+            + f"; of the other {rest} seeds {counts['pass']} pass ({100 * counts['pass'] / max(rest, 1):.1f}%)")
 
 
 def table_text(records: list[dict], sims: list[str]) -> str:
@@ -324,7 +592,13 @@ def table_text(records: list[dict], sims: list[str]) -> str:
         for c in CLASSES + sorted(set(sm["counts"]) - set(CLASSES)):
             if sm["counts"][c]:
                 lines.append(f"  {c:20} {sm['counts'][c]:6}  {100 * sm['counts'][c] / total:5.1f}%")
+        lines.append(f"  ({apart_line(sm['counts'])})")
         lines.append(f"  (originals in {sim}: " + ", ".join(f"{k} {v}" for k, v in sorted(orig.items())) + ")")
+        ctl = [r["sims"][sim]["control"] for r in records if "control" in r["sims"].get(sim, {})]
+        if ctl:
+            runs = sum(len(c["modes"]) for c in ctl)
+            lines.append(f"  (per-mode controls: {len(ctl)} seeds, {runs} controls, "
+                         f"{sum(c.get('elapsed_s', 0) for c in ctl):.1f} s)")
         lines.append(f"  failure groups ({len(sm['groups'])}):")
         for (cls, msg), recs in sorted(sm["groups"].items(), key=lambda kv: (-len(kv[1]), kv[0])):
             ex = ", ".join(str(r["seed"]) for r in sorted(recs, key=size_key)[:3])
@@ -370,7 +644,11 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
         "the solution and stable, checked independently of the tool). Its mdae-rimis output is simulated "
         f"(rumoca at its default tolerances, output step {DT}) and every real variable of the original is "
         "compared with the exact solution at t = 0, 0.1, ..., 2 within 1e-3*(1 + |exact|). The original "
-        "is simulated too, as information.",
+        "is simulated too, as information. A rumoca sim-fails or wrong seed runs the per-mode controls "
+        "(each visited mode's equations alone, exact starts, a determined initial system, simulated over the "
+        "mode's interval): if the control of a mode that needs no equation differentiated fails or is wrong "
+        "where the output does (between the same two samples, two failures with the same message, or with "
+        "the output's wrong values), the seed is simulator-limit (counted apart, like unchanged-both-fail).",
         "",
     ]
     stats = collections.Counter()
@@ -387,6 +665,7 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
         out += [f"## {versions[sim]}", "", "| class | seeds | share |", "|---|---:|---:|"]
         for c in CLASSES + sorted(set(sm["counts"]) - set(CLASSES)):
             out.append(f"| {c} | {sm['counts'][c]} | {100 * sm['counts'][c] / max(total, 1):.1f}% |")
+        out += ["", apart_line(sm["counts"]).capitalize() + "."]
         orig = collections.Counter(r["sims"][sim].get("orig_status", "-") for r in records if sim in r["sims"])
         orig_pass = sum(1 for r in records if sim in r["sims"] and r["sims"][sim].get("orig_status") == "ok"
                         and r["sims"][sim].get("orig_worst") is None)
@@ -414,10 +693,21 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
                 out += [f"#### {cls}: seed {r['seed']} (n = {r['n']}, {r['m']} mode variables, max index "
                         f"{r['max_index']}; the smallest of a group of {group})", "",
                         f"- what goes wrong: {s['detail'][:600]}",
+                        *control_example(r, s),
                         f"- original in {sim}: {s.get('orig_status')}"
                         + (f" ({(s.get('orig_message') or '')[:200]})" if s.get("orig_status") != "ok" else ""),
                         "", "```modelica", gen.generate(r["seed"]).text().rstrip(), "```", ""]
     return "\n".join(out) + "\n"
+
+
+def control_example(r: dict, s: dict) -> list[str]:
+    """For a simulator-limit example: the control that fails, as rumoca runs it."""
+    p = (s.get("control") or {}).get("proof")
+    if s["class"] != "simulator-limit" or not p:
+        return []
+    ctl = gen.control(gen.generate(r["seed"]), p["k"] - 1)
+    return [f"- the control (`campaign_gen.py {r['seed']} --control {p['k']}`), simulated from "
+            f"{p['t0']:.4g} to {p['t1']:.4g}:", "", "```modelica", ctl.text.rstrip(), "```"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -447,8 +737,9 @@ def load_known(path: Path = KNOWN_FAILURES) -> dict:
 
 
 def ratchet(records: list[dict], known: dict[int, dict], sim: str) -> list[str]:
-    """What the suite fails on: a seed neither pass/unchanged-both-fail nor listed with its class;
-    a listed seed that now passes (shrink the list); a listed seed whose class changed."""
+    """What the suite fails on: a seed neither pass/unchanged-both-fail/proven simulator-limit nor
+    listed with its class; a listed seed that is now accepted (shrink the list); a listed seed
+    whose class changed. A simulator-limit without its proof (a failing control) is never accepted."""
     problems = []
     for r in records:
         s = r["sims"].get(sim)
@@ -456,7 +747,9 @@ def ratchet(records: list[dict], known: dict[int, dict], sim: str) -> list[str]:
             continue
         listed = known.get(r["seed"])
         cls = s["class"]
-        if cls in OK_CLASSES:
+        if cls == "simulator-limit" and not proven(s):
+            problems.append(f"seed {r['seed']}: simulator-limit without a failing control: {s['detail'][:300]}")
+        elif accepted(s):
             if listed:
                 problems.append(f"seed {r['seed']}: listed as {listed['class']} in known_failures.toml [{sim}] but "
                                 f"now {cls}: remove the entry (the list only shrinks)")
@@ -469,13 +762,13 @@ def ratchet(records: list[dict], known: dict[int, dict], sim: str) -> list[str]:
 
 
 def known_draft(records: list[dict], sims: list[str]) -> str:
-    """TOML entries for the seeds that are not pass/unchanged-both-fail (to review, not to paste blindly)."""
+    """TOML entries for the seeds that are not accepted (to review, not to paste blindly)."""
     out = [f"generator = {gen.GENERATOR_VERSION}", f'fingerprint = "{fingerprint()}"', ""]
     for sim in sims:
         out.append(f"[{sim}]")
         for r in records:
             s = r["sims"].get(sim)
-            if s and s["class"] not in OK_CLASSES and s["class"] != "skipped":
+            if s and not accepted(s) and s["class"] != "skipped":
                 reason = (s.get("kind") or normalise(s["detail"])).replace("\\", "/").replace('"', "'")[:150]
                 out.append(f'{r["seed"]} = {{ class = "{s["class"]}", reason = "{reason}" }}')
         out.append("")
@@ -544,6 +837,12 @@ def main(argv=None) -> int:
         if a.verbose:
             cls = " ".join(f"{s}:{v['class']}" for s, v in rec["sims"].items())
             det = "; ".join(v.get("detail", "")[:140] for v in rec["sims"].values() if v["class"] != "pass")
+            ctl = (rec["sims"].get("rumoca") or {}).get("control")
+            if ctl:  # every visited mode's control: its status, * when it explains the output's
+                #   trouble, ^ when the mode needs differentiating (never a proof)
+                det += "  [controls: " + " ".join(c["status"] + ("*" if c.get("explains") else "")
+                                                  + ("^" if c.get("differentiated") else "")
+                                                  for c in ctl["modes"]) + "]"
             print(f"seed {rec['seed']:6} {cls:30} {det}", flush=True)
         elif done % 50 == 0 or done == total:
             print(f"  {done}/{total} seeds, {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)

@@ -191,7 +191,7 @@ def _base(simulator: str, path: Path, model: str, stop_time: float, dt: float,
 
 
 def _rumoca_run(rumoca, file_in_tmp: Path, model: str, stop_time: float, dt: float,
-                rtol, atol, max_wall_seconds):
+                rtol, atol, max_wall_seconds, start_time: float = 0.0):
     cfg = {}
     if rtol is not None:
         cfg["rtol"] = rtol
@@ -200,7 +200,7 @@ def _rumoca_run(rumoca, file_in_tmp: Path, model: str, stop_time: float, dt: flo
     if max_wall_seconds is not None:
         cfg["max_wall_seconds"] = max_wall_seconds
     m = rumoca.Session().load(str(file_in_tmp), model=model)
-    return m.simulate(t=(0.0, stop_time), dt=dt, config=rumoca.SimConfig(**cfg) if cfg else None)
+    return m.simulate(t=(start_time, stop_time), dt=dt, config=rumoca.SimConfig(**cfg) if cfg else None)
 
 
 def _error_message(e: BaseException) -> str:
@@ -210,10 +210,13 @@ def _error_message(e: BaseException) -> str:
 
 def simulate_rumoca(path: Path, model: str, stop_time: float, output_times: list[float], dt: float,
                     trajectory: bool = False, rtol=None, atol=None, max_wall_seconds: float = 60.0,
-                    bracket_failure: bool = True) -> dict:
+                    bracket_failure: bool = True, start_time: float = 0.0) -> dict:
+    """start_time: rumoca 0.10.2 starts `time` there (its initial system is solved at start_time;
+    the campaign's per-mode controls run from a mode's first instant)."""
     import rumoca  # the project's .venv has rumoca==0.10.2
 
     rec = _base("rumoca", path, model, stop_time, dt, output_times)
+    rec["start_time"] = start_time
     rec["simulator_version"] = rumoca.version()
     text = path.read_text(encoding="utf-8")
     kinds = declared_kinds(text)
@@ -225,7 +228,7 @@ def simulate_rumoca(path: Path, model: str, stop_time: float, output_times: list
 
         def attempt(stop):
             try:
-                return _rumoca_run(rumoca, local, model, stop, dt, rtol, atol, max_wall_seconds), None
+                return _rumoca_run(rumoca, local, model, stop, dt, rtol, atol, max_wall_seconds, start_time), None
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as e:  # rumoca errors, and pyo3 panics (BaseException)
@@ -237,7 +240,7 @@ def simulate_rumoca(path: Path, model: str, stop_time: float, output_times: list
             rec["message"] = _error_message(err)
             compile_like = type(err).__name__ in ("ParseError", "CompileError", "StructuralParamError")
             if bracket_failure and not compile_like:
-                rec["failure_bracket"] = _bracket(attempt, stop_time, dt)
+                rec["failure_bracket"] = _bracket(attempt, stop_time, dt, start_time)
             rec["elapsed_s"] = round(_time.monotonic() - start, 4)
             return rec
     times = [float(t) for t in result.time]
@@ -250,16 +253,16 @@ def simulate_rumoca(path: Path, model: str, stop_time: float, output_times: list
     return rec
 
 
-def _bracket(attempt, stop_time: float, dt: float) -> list[float] | None:
+def _bracket(attempt, stop_time: float, dt: float, start_time: float = 0.0) -> list[float] | None:
     """[lo, hi]: a run to lo succeeds, a run to hi fails; hi - lo <= max(dt, 1e-3), at most 24 runs.
 
     Measured by the harness (rumoca's messages carry no time), so it is reported separately from
-    time_reached. [0, first] when even a run to one output step fails (a failure at the start)."""
+    time_reached. [start, first] when even a run to one output step fails (a failure at the start)."""
     hi = stop_time
-    first = min(stop_time, max(dt, 1e-6))
+    first = min(stop_time, start_time + max(dt, 1e-6))
     _, e = attempt(first)
     if e is not None:
-        return [0.0, first]
+        return [start_time, first]
     lo = first
     for _ in range(24):
         if hi - lo <= max(dt, 1e-3):
@@ -442,12 +445,13 @@ def simulate_omc(path: Path, model: str, stop_time: float, output_times: list[fl
 
 def simulate(path, model: str, stop_time: float, output_times=(), simulator: str = "rumoca",
              dt: float | None = None, trajectory: bool = False, **options) -> dict:
-    """Run `model` from the .mo file `path` from 0 to `stop_time`; see the module docstring."""
+    """Run `model` from the .mo file `path` from 0 (rumoca: option start_time) to `stop_time`; see the
+    module docstring."""
     path = Path(path)
     if not path.is_file():
         raise HarnessError(f"{path}: no such file")
-    if stop_time <= 0:
-        raise HarnessError("stop_time must be positive")
+    if stop_time <= options.get("start_time", 0.0):
+        raise HarnessError("stop_time must be after the start time")
     if dt is None:
         dt = stop_time / 500
     output_times = [float(t) for t in output_times]

@@ -1,8 +1,10 @@
 """The exact-solution campaign in the suite (issue 29 point 3): the generator and its well-posedness
 filter on their own, then a fixed seed range rewritten by mdae-rimis, simulated in rumoca and
-compared with the exact solution (campaign_run.py). A seed must be `pass` or `unchanged-both-fail`
-unless integration/campaign/known_failures.toml lists it with its class; a listed seed that passes,
-or whose class changed, fails the test too (a ratchet: the list only shrinks as fixes land).
+compared with the exact solution (campaign_run.py). A seed must be `pass`, `unchanged-both-fail` or
+a `simulator-limit` its per-mode control proves (a control that fails or is wrong in rumoca where
+the output does) unless integration/campaign/known_failures.toml lists it with its class; a listed
+seed that is now accepted, or whose class changed, fails the test too (a ratchet: the list only
+shrinks as fixes land). The per-mode controls are tested on their own (Controls).
 
     CAMPAIGN_SEEDS=10000 .venv/bin/python integration/run_tests.py   # the long campaign: seeds 0..9999
 With omc (OMC set, or omc on PATH) the first OMC_SEEDS seeds also run in omc ([omc] of the list).
@@ -15,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 from pathlib import Path
@@ -202,6 +205,197 @@ class Generator(unittest.TestCase):
         self.assertIn("initial system", str(cm.exception))
         m.starts = [("none", 0.0), ("fixed", 1.0)]
         gen.analyse(m)  # x2 alone fixed: regular
+
+
+# ---------------------------------------------------------------------------------------------
+# The per-mode controls (campaign_gen.control, campaign_run.run_control)
+# ---------------------------------------------------------------------------------------------
+
+# Seeds whose every visited mode's control passes in rumoca 0.10.2 (measured): modes from t = 0 and
+# from later switch times, index 0..2, with and without differentiated equations.
+CONTROLS_PASS = (1, 5, 9, 12, 13)
+
+
+class Controls(unittest.TestCase):
+    def test_control_is_the_mode_alone_from_exact_starts(self):
+        """Without a simulator: the control's equations are the mode's (each vanishes on the exact
+        solution, no if, no Boolean), every start is the exact value at t0, DOF values are fixed and
+        the initial system with them is regular."""
+        checked = 0
+        for seed in range(0, 60):
+            m = gen.generate(seed)
+            for k, (assign, t0, t1) in enumerate(m.modes):
+                c = gen.control(m, k)
+                self.assertEqual((c.t0, c.t1), (t0, t1))
+                body = c.text[c.text.index("\nmodel "):]
+                self.assertNotRegex(body, r"\b(if|Boolean|b\d)\b", f"seed {seed} mode {k + 1}")
+                starts = [float(v) for v in re.findall(r"start = ([-0-9.e]+)", c.text)]
+                self.assertEqual(len(starts), m.n)
+                for j, v in enumerate(starts):
+                    self.assertAlmostEqual(v, m.trajs[j].value(t0), delta=1e-10)
+                eqs = [ln.strip().rstrip(";") for ln in body.split("\nequation\n", 1)[1].splitlines()
+                       if "=" in ln and "annotation" not in ln]
+                self.assertEqual(len(eqs), m.n)
+                for t in (t0, (t0 + t1) / 2, t1):
+                    x = [None] + [tr.value(t) for tr in m.trajs]
+                    dx = [None] + [tr.value(t, 1) for tr in m.trajs]
+                    for e in eqs:
+                        lhs, rhs = e.split(" = ", 1)
+                        v = eval(f"({to_python(lhs)}) - ({to_python(rhs)})", dict(ENV), {"x": x, "dx": dx, "t": t})
+                        self.assertAlmostEqual(v, 0.0, delta=1e-9, msg=f"seed {seed} mode {k + 1}: {e}")
+                res = m.residuals(assign)
+                info = m.info["modes"][k]
+                self.assertEqual(len(c.fixed), info["dof"])
+                init = body.split("initial equation")[1].split("\nequation")[0] if "initial equation" in body else ""
+                self.assertEqual(body.count("fixed = true") + init.count("der(x"), info["dof"])
+                cols = [(j, l) for j in range(m.n) for l in range(info["d"][j] + 1)]
+                jac = gen.initial_jacobian(res, info["c"], info["d"], [], t0, m.trajs)
+                jac += [[1.0 if col == f else 0.0 for col in cols] for f in c.fixed]
+                self.assertEqual(len(jac), len(cols))
+                self.assertGreaterEqual(gen.scaled_det(jac), gen.CONTROL_JAC_MIN)
+                self.assertEqual(c.differentiated, max(info["c"]) > 0)
+                checked += 1
+        print(f"\n  {checked} controls")
+
+    def test_no_control_when_the_mode_is_not_well_posed_all_along(self):
+        """A control proves nothing of a mode that is singular between the filter's 7 times (0, 0.1,
+        0.3, ..., 0.9 and 1 on [0, 1)): a hand-made mode the filter accepts, whose Jacobian is
+        singular at t = 0.4 only, is refused on the control's finer grid."""
+        lin = gen.Traj("lin", a=-1.0, b=2.5)   # f1 = -1 + 2.5*time crosses 0 at t = 0.4
+        s1 = gen.Traj("sin1")
+        # mode not b1: der(x1) = f1' - (x1 - f1), 0 = (x1 - f1) + (x2 - f2)*x1: the x2 column of the
+        # Jacobian is x1 = f1, zero at 0.4 and at least 0.25 at the filter's times
+        b = [gen.ModeVar("time", ">=", 1.0, switch_time=1.0)]
+        m = model_of([lin, s1], [gen.Slot("ifeq", [("var", 0)], [
+            [gen.Residual([E(1.0, 0)]), gen.Residual([D(1.0, 1), E(2.0, 1)])],
+            [gen.Residual([D(1.0, 0), E(1.0, 0)]), gen.Residual([E(1.0, 0), P(1.0, 1, 0)])]])], b,
+            [("fixed", -1.0), ("none", 0.0)])
+        self.assertEqual((gen.assign_text(m.modes[0][0]), m.modes[0][1:]), ("[not b1]", (0.0, 1.0)))
+        gen.analyse(m)  # the filter accepts it
+        with self.assertRaises(gen.NoControl) as cm:
+            gen.control(m, 0)
+        self.assertIn("not well-posed", str(cm.exception))
+
+    def test_rumoca_starts_time_at_start_time(self):
+        """The controls run from a mode's t0 > 0 with `time` unshifted: rumoca 0.10.2 starts time
+        there (simulate(t=(t0, t1))), in the initial system too."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "StartTime.mo"
+            path.write_text("model StartTime\n  Real x(start = 0);\n  Real y;\ninitial equation\n"
+                            "  x = 1 + sin(time);\nequation\n  der(x) = cos(time);\n  y = time;\nend StartTime;\n")
+            rec = harness.simulate(path, "StartTime", 1.5, [1.0, 1.5], simulator="rumoca", dt=0.01, start_time=1.0)
+        self.assertEqual(rec["status"], "ok", rec["message"])
+        self.assertAlmostEqual(rec["values"]["y"][0], 1.0, delta=1e-9)
+        for k, t in enumerate((1.0, 1.5)):
+            self.assertAlmostEqual(rec["values"]["x"][k], 1 + math.sin(t), delta=1e-4)
+
+    def test_controls_compile_and_pass_where_rumoca_is_fine(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for seed in CONTROLS_PASS + (7, 20):
+                m = gen.generate(seed)
+                for k in range(len(m.modes)):
+                    c = run.run_control(m, k, Path(tmp))
+                    self.assertNotIn(c["status"], ("refused", "no-control", "incomplete"), f"seed {seed}: {c}")
+                    if seed in CONTROLS_PASS:
+                        self.assertEqual(c["status"], "pass", f"seed {seed} mode {k + 1}: {run.control_text(c)}")
+        self.assertTrue(any(t0 > 0 for s in CONTROLS_PASS for _, t0, _ in gen.generate(s).modes))
+
+    def test_control_can_fail(self):
+        """Seed 3919's mode `not b1`: 0 = e1 - 0.95*e1*x1 (e1 = x1 - f1), regular along f1, and rumoca
+        0.10.2 jumps near t = 0.4 to the other root x1 = 1/0.95."""
+        m = gen.generate(3919)
+        self.assertEqual(gen.assign_text(m.modes[0][0]), "[not b1, not b2]")
+        with tempfile.TemporaryDirectory() as tmp:
+            c = run.run_control(m, 0, Path(tmp))
+        self.assertEqual(c["status"], "wrong", run.control_text(c))
+        self.assertIs(c["differentiated"], False)
+        self.assertEqual(c["first"]["var"], "x1")
+        self.assertAlmostEqual(c["first"]["value"], 1 / 0.95, delta=1e-3)
+        self.assertTrue(0.2 <= c["first"]["time"] <= 0.6, c["first"])
+
+    def test_high_index_controls_prove_nothing(self):
+        """Seed 6235's mode 2 (index 3) is structurally singular for rumoca 0.10.2 as a plain model,
+        while the output, index-reduced by mdae-rimis, fails on its own consistency check."""
+        m = gen.generate(6235)
+        with tempfile.TemporaryDirectory() as tmp:
+            c = run.run_control(m, 1, Path(tmp))
+        self.assertEqual(c["status"], "failed")
+        self.assertIs(c["differentiated"], True)
+        c["explains"] = "in the same window"
+        self.assertFalse(run.proves(c))
+
+    def test_explains_needs_the_same_trouble(self):
+        m = gen.generate(3919)
+        wrong_vals = {"x1": [1 / 0.95], "x2": [-1.82 / (1 - 0.58 * (1 / 0.95 - m.trajs[0].value(0.6)))]}
+        ctl = {"status": "wrong", "differentiated": False, "times": [0.6], "values": wrong_vals,
+               "trouble": {"good": 0.3, "bad": 0.4, "off": True}}
+        # the output off in the same window
+        out = {"trouble": {"good": 0.3, "bad": 0.4, "off": True}, "values": {}}
+        self.assertEqual(run.explains(m, ctl, out), "in the same window")
+        # right at 0.4 and 0.5, off at 0.6 with other values: it got past rumoca's failure
+        vals = {n: [None] * len(run.TIMES) for n in ("x1", "x2")}
+        vals["x1"][6], vals["x2"][6] = 5.0, 5.0
+        out = {"trouble": {"good": 0.5, "bad": 0.6, "off": True}, "values": vals}
+        self.assertIsNone(run.explains(m, ctl, out))
+        # ... off at 0.6 with the control's wrong values: the same failure
+        vals["x1"][6], vals["x2"][6] = wrong_vals["x1"][0], wrong_vals["x2"][0]
+        self.assertIn("wrong values", run.explains(m, ctl, out))
+        # two failures in the same window: only with the same message
+        ctl = {"status": "failed", "differentiated": False, "message": "SimulationError: A at t=1",
+               "trouble": {"good": None, "bad": 0.01, "off": False}}
+        out = {"trouble": {"good": None, "bad": 0.01, "off": False}, "message": "SimulationError: A at t=2"}
+        self.assertEqual(run.explains(m, ctl, out), "in the same window")
+        out["message"] = "SimulationError: B"
+        self.assertIsNone(run.explains(m, ctl, out))
+        # a failure not located (a timeout) is explained by nothing
+        out = {"trouble": {"good": None, "bad": None, "off": False}, "message": "SimulationError: A"}
+        self.assertIsNone(run.explains(m, ctl, out))
+
+
+class Ratchet(unittest.TestCase):
+    """campaign_run.ratchet on hand-made records (no simulator)."""
+
+    def rec(self, seed, cls, control=None, **extra):
+        s = {"class": cls, "detail": f"{cls} detail", **extra}
+        if control is not None:
+            s["control"] = control
+        return {"seed": seed, "sims": {"rumoca": s}}
+
+    PROOF = {"modes": [], "proof": {"status": "wrong", "differentiated": False, "explains": "in the same window"}}
+
+    def test_simulator_limit_accepted_only_with_its_proof(self):
+        recs = [self.rec(1, "simulator-limit", self.PROOF, output_class="wrong"),
+                self.rec(2, "simulator-limit", {"modes": [], "proof": None}),
+                self.rec(3, "simulator-limit"),  # no control record at all
+                self.rec(4, "simulator-limit", {"modes": [], "proof": {**self.PROOF["proof"], "differentiated": True}}),
+                self.rec(5, "simulator-limit", {"modes": [], "proof": {**self.PROOF["proof"], "status": "timeout"}}),
+                self.rec(6, "simulator-limit", {"modes": [], "proof": {**self.PROOF["proof"], "explains": None}})]
+        problems = run.ratchet(recs, {}, "rumoca")
+        self.assertEqual([p.split(":")[0] for p in problems], [f"seed {s}" for s in (2, 3, 4, 5, 6)])
+        self.assertTrue(all("without a failing control" in p for p in problems))
+        # listed as anything, an unproven simulator-limit is still a problem
+        self.assertEqual(len(run.ratchet(recs[1:2], {2: {"class": "simulator-limit"}}, "rumoca")), 1)
+
+    def test_listed_seed_now_simulator_limit_or_back(self):
+        # a listed sim-fails that is now a proven simulator-limit: shrink the list
+        p = run.ratchet([self.rec(112, "simulator-limit", self.PROOF)], {112: {"class": "sim-fails"}}, "rumoca")
+        self.assertEqual(len(p), 1)
+        self.assertIn("remove the entry", p[0])
+        # controls that all pass: the seed stays sim-fails, as listed
+        ok = {"modes": [{"status": "pass"}], "proof": None}
+        self.assertEqual(run.ratchet([self.rec(112, "sim-fails", ok)], {112: {"class": "sim-fails"}}, "rumoca"), [])
+        self.assertEqual(len(run.ratchet([self.rec(112, "sim-fails", ok)], {}, "rumoca")), 1)
+        self.assertEqual(len(run.ratchet([self.rec(112, "wrong", ok)], {112: {"class": "sim-fails"}}, "rumoca")), 1)
+
+    def test_old_records_without_controls(self):
+        """--from-json of runs made before the controls: summaries and the ratchet as before."""
+        recs = [self.rec(1, "pass"), self.rec(2, "sim-fails"), self.rec(3, "wrong", kind="drift"),
+                self.rec(4, "unchanged-both-fail")]
+        text = run.table_text(recs, ["rumoca"])
+        self.assertIn("sim-fails", text)
+        self.assertIn("counted apart: unchanged-both-fail 1, simulator-limit 0", text)
+        self.assertEqual(len(run.ratchet(recs, {2: {"class": "sim-fails"}, 3: {"class": "wrong"}}, "rumoca")), 0)
+        self.assertIn("2 = {", run.known_draft(recs, ["rumoca"]))
 
 
 # ---------------------------------------------------------------------------------------------
