@@ -264,9 +264,9 @@ pub(crate) fn guess_at_starts(plan: &Plan, src: &Source, g: &Expr, reads: Reads)
             || match reads {
                 Reads::States => var(n).is_some_and(state),
                 Reads::Starts => true,
-                Reads::Declared => var(n).is_some_and(|u| {
-                    state(u) || src.modifier(&plan.mdae.var(u).name, "start").is_some()
-                }),
+                Reads::Declared => {
+                    var(n).is_some_and(|u| state(u) || src.modifier(&plan.mdae.var(u).name, "start").is_some())
+                }
             }
     });
     if !allowed {

@@ -427,7 +427,8 @@ impl<'a> Plan<'a> {
             let block = self.cdg.blocks.get(self.part_block[b]);
             let conditional = !self.factored.covers(self.cond(self.part_cond[b]));
             let implicit = block.writes.len() > 1;
-            let leading = |(u, i): (VarId, u32)| matches!(self.roles[u.index()], Role::Untouched { d } if d > 0 && i == d);
+            let leading =
+                |(u, i): (VarId, u32)| matches!(self.roles[u.index()], Role::Untouched { d } if d > 0 && i == d);
             let mut named: Vec<VarId> = Vec::new();
             if conditional {
                 named.extend(block.reads.iter().copied().filter(|&r| leading(r)).map(|(u, _)| u));
