@@ -728,15 +728,22 @@ fn a_derivative_under_an_if_is_solved_in_the_output() {
 
 /// Issue 29, class 5: outside its mode a §4.7-guarded block holds the values of what it
 /// replicates there (the other writer's replicate), not 0 (WrongRootAfterTrivialBlock, the
-/// reproducer's hand edit); where that would close a loop through a when-equation
-/// (CupAndBall: the rope's tension reaches `gamma`'s switch, which the free-flight blocks
-/// read) it holds 0.
+/// reproducer's hand edit). CupAndBall's rope block holds the free-flight values too: the
+/// free-flight blocks are written without a guard (affine, computed in every mode), so they
+/// do not read `gamma`, and the rope's tension reaching `gamma`'s switch closes no loop
+/// (before the held graph knew which parts are guarded it held 0). Of two blocks that
+/// would hold each other's values, the one the model does not start in holds
+/// (HeldByTheBlockEnteredFirst); `rewritten_with_guarantee` checks that no block merges
+/// with another (paper 000 §4.2).
 #[test]
 fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
     let out = rewritten_with_guarantee("WrongRootAfterTrivialBlock.mo");
     assert!(out.contains("    x2_2 = x2_1;\n    x4_2 = x4_1;\n"), "{out}");
     let out = rewritten_with_guarantee("CupAndBall.mo");
-    assert!(out.contains("    lambda_2 = 0;\n"), "{out}");
+    assert!(out.contains("    lambda_2 = lambda_1;\n"), "{out}");
+    let out = rewritten_with_guarantee("HeldByTheBlockEnteredFirst.mo");
+    assert!(out.contains("    x1_p_2 = 0;\n    x2_2 = x2_1;\n"), "{out}");
+    assert!(out.contains("    x1_1 = x1_2;\n    x2_1 = 0;\n"), "{out}");
 }
 
 // ------------------------------------------------------- the initial system

@@ -19,10 +19,11 @@
 //! dependency graph, and a multiplexer over several writers only if b reaches none of the
 //! mode variables its conditions read; what would close a loop is left out, and with
 //! nothing left the value is 0 (as before). The graph (built before REPL, so it assumes
-//! the worst of what REPL will write): an edge w → r between parts when r reads, within
-//! the instant, what w writes (through a replicate, a read multiplexer or the source, as
-//! `split.rs` builds it for blocks); m → r when part r may read mode m (its condition, a
-//! §4.7 guard, or the condition of a writer it reads through a multiplexer); w → m when
+//! the worst of what REPL will write, knowing which parts it guards): an edge w → r between
+//! parts when r reads, within the instant, what w writes (through a replicate, a read
+//! multiplexer or the source, as `split.rs` builds it for blocks); m → r when part r may
+//! read mode m (the condition of its §4.7 guard, or the condition of a writer it reads
+//! through a multiplexer); w → m when
 //! part w writes, as an algebraic value, a variable that m's mode equation or atom reads;
 //! m' → m when it reads the mode variable m'; plus the edges this pass adds. So no §4.7
 //! guard's else branch closes a loop through a `when`-equation (CupAndBall: the block of
@@ -51,14 +52,19 @@ impl Held {
     /// The graph of the plan's parts and modes before any §4.7 guard reads another writer;
     /// `kept` are the input's equations that are not real mDAE equations (mode equations,
     /// when-equations, asserts).
-    pub(crate) fn new(plan: &Plan, kept: &[Equation]) -> Held {
+    pub(crate) fn new(plan: &Plan, kept: &[Equation], guarded: &[bool]) -> Held {
         let n = plan.part_block.len();
         let space = &plan.cdg.space;
         let mode_of = space.mode_vars.iter().enumerate().map(|(m, &v)| (v, m)).collect();
         let mut held = Held { succ: vec![Vec::new(); n + space.mode_vars.len()], parts: n, mode_of };
         for r in 0..n {
             let cond = plan.cond(plan.part_cond[r]).clone();
-            held.modes_to(plan.cond(plan.part_cond[r]), r);
+            // A part written without the §4.7 guard is computed in every mode: it does not
+            // read its condition (campaign seed 9388: the block of `b2` held 0 since its
+            // guard's mode seemed to reach the block of `not b2`, written as it is).
+            if guarded[r] {
+                held.modes_to(plan.cond(plan.part_cond[r]), r);
+            }
             for &(u, i) in plan.cdg.blocks.get(plan.part_block[r]).reads {
                 if plan.roles[u.index()] != Role::Varying && !plan.leading_in(u, i, &cond) {
                     continue; // a kept state: known

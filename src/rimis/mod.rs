@@ -269,7 +269,14 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // REPL, block by block, and the instantaneous dependencies of what each writes.
     let mut deps: Deps = BTreeMap::new();
     let mut repl = Vec::new();
-    let mut held = held::Held::new(&plan, &src.kept);
+    // Every part's equations first: which ones go behind a §4.7 guard (they read their
+    // condition's modes) is known before any takes its held values.
+    let mut prepared = Vec::with_capacity(plan.part_block.len());
+    for b in 0..plan.part_block.len() {
+        prepared.push(Some(sections::prepare(&mut plan, b, &ctx)?));
+    }
+    let guarded: Vec<bool> = prepared.iter().map(|p| p.as_ref().is_some_and(|p| p.guarded)).collect();
+    let mut held = held::Held::new(&plan, &src.kept, &guarded);
     // The parts whose modes the model cannot start in take their held values first: two
     // blocks that would hold each other's values (a loop) cannot both, and the one entered
     // first at a mode change is one the model does not start in (campaign seed 9155: the
@@ -292,7 +299,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     }
     let mut by_part = vec![Vec::new(); order.len()];
     for &b in &order {
-        by_part[b] = sections::repl(&mut plan, &mut held, b, &ctx)?;
+        let p = prepared[b].take().expect("each part is written once");
+        by_part[b] = sections::repl(&mut plan, &mut held, b, p);
     }
     for (b, items) in by_part.into_iter().enumerate() {
         let mut used = std::collections::BTreeSet::new();

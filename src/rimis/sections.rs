@@ -89,10 +89,23 @@ pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr
     (partial_in(plan, &lhs, q), partial_in(plan, &rhs, q))
 }
 
+/// Part `b`'s equations as REPL writes them ([`prepare`]), before its §4.7 guard.
+pub(crate) struct Prepared {
+    out: Vec<(Expr, Expr)>,
+    written: Vec<Expr>,
+    writes: Vec<(VarId, u32)>,
+    label: String,
+    local: crate::analysis::local::Local,
+    regular: bool,
+    /// Written behind the §4.7 guard `if cond then … else w = h` (it reads its
+    /// condition's modes); otherwise computed in every mode, as it is.
+    pub guarded: bool,
+}
+
 /// REPL for part `b` (a block, or a part of one): each (q, k) ∈ Eqs(b) as
-/// σ_b(δ_k(π_{cond(b)}(q))), behind the §4.7 guard when the part is conditional and not
-/// affine in what it writes.
-pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, ctx: &DiffContext) -> Result<Vec<Item>, RimisError> {
+/// σ_b(δ_k(π_{cond(b)}(q))), and whether it goes behind the §4.7 guard (conditional and
+/// not affine in what it writes, or reading expressions not defined everywhere).
+pub(crate) fn prepare(plan: &mut Plan, b: usize, ctx: &DiffContext) -> Result<Prepared, RimisError> {
     let block = plan.cdg.blocks.get(plan.part_block[b]);
     let cnum = plan.part_cond[b];
     let local = plan.cond_local(cnum);
@@ -130,14 +143,22 @@ pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, ctx: &DiffContext
     // expression is defined everywhere (the input evaluated it in its modes only).
     let constant = |n: &str| plan.mdae.time_invariant.contains(n);
     let total = out.iter().all(|(l, r)| symbolic::is_total(l, &constant) && symbolic::is_total(r, &constant));
-    if unconditional || (regular && total) {
+    let guarded = !(unconditional || (regular && total));
+    Ok(Prepared { out, written, writes, label, local, regular, guarded })
+}
+
+/// REPL for a [`prepare`]d part `b`: its equations, behind the §4.7 guard where it has one,
+/// holding outside its modes what `held.rs` gives.
+pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, p: Prepared) -> Vec<Item> {
+    let Prepared { out, written, writes, label, local, regular, guarded: is_guarded } = p;
+    if !is_guarded {
         let unknown = |x: &Expr| is_real(plan, x);
         let mut items: Vec<Item> =
             out.into_iter().map(|(l, r)| Item::new(solved_derivative(l, r, &written, &unknown))).collect();
         if let Some(first) = items.first_mut() {
             first.comment = Some(label);
         }
-        return Ok(items);
+        return items;
     }
     // §4.7: outside its modes a nonlinear block, or one whose expressions are not
     // defined everywhere, holds the values of what it replicates there (`held.rs`).
@@ -151,7 +172,7 @@ pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, ctx: &DiffContext
     let mut item = Item::new(guarded(plan.expr(&local), out, &written, &holds));
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
     item.comment = Some(format!("{label} ({why}: {outside}, paper 000 §4.7)"));
-    Ok(vec![item])
+    vec![item]
 }
 
 /// `l = r`, or, where it holds a written derivative `der(x)` under an if-expression and is
