@@ -170,23 +170,6 @@ pub(crate) fn build(
             continue;
         }
         let entering = plan.cond_text(region);
-        // A system linearised at the left limits restores its equations to first order
-        // only (exact where they hold at the switch, the state continuous, campaign seed
-        // 9533: `0 = x1 - (1 + sin(time)) + 0.82*(x1 - (1 + sin(time)))*x1 + 0.48*(der(x2) +
-        // …)`, x2' held outside its mode and restarted from e12): its consistency
-        // equations are checked as well, so a restart that needs more than one Newton step
-        // stops the run.
-        let linearised = built.iter().any(|(_, b)| b.linearised);
-        if linearised {
-            out.unrestored.extend(
-                (0..failures.len())
-                    .filter(|&k| &failures[k].entered == region && !lower.contains(&(failures[k].eq, failures[k].j))),
-            );
-            out.notes.push(format!(
-                "entering `{entering}`: the restart system is linearised at the left limits (one Newton step); {} checked after the switch",
-                names.join(" ")
-            ));
-        }
         let per_part = if built.len() > 1 {
             let texts: Vec<String> = built.iter().map(|(p, _)| format!("`{}`", plan.cond_text(p))).collect();
             format!(" (one system per part where the structure the impulse reaches is uniform: {})", texts.join(", "))
@@ -222,9 +205,8 @@ pub(crate) fn build(
             // 1.5e-8); the mode variables' start values keep rumoca from firing it at t = 0.
             whens.push((plan.cond_expr(region), reinits));
         }
-        let order = if linearised { " to first order" } else { "" };
         out.notes.push(format!(
-            "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1{per_part} (one step of {step} = {STEP} s), which makes {} true{order}",
+            "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1{per_part} (one step of {step} = {STEP} s), which makes {} true",
             names.join(" ")
         ));
     }
@@ -699,9 +681,6 @@ struct Built {
     function: ClassDef,
     replicas: Vec<(String, Expr)>,
     sources: Vec<(String, Expr)>,
-    /// Some row was linearised at the left limits ([`linear_parts`]): the restart is one
-    /// Newton step, and the consistency equations it restores are checked too.
-    linearised: bool,
 }
 
 /// Writes the system as a function of the left limits (module header), or says why it
@@ -721,32 +700,13 @@ fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String])
             })
         })
         .collect();
-    // Each unknown's left limit (u^(d-1) of a state, u of an algebraic variable), where a
-    // row is linearised.
-    // (Asked only where a row is not affine: naming a source may declare a multiplexer.)
-    let plain: Vec<Option<(BTreeMap<usize, Expr>, Expr)>> =
-        residuals.iter().map(|r| linear_parts(r, &is_unknown, None)).collect();
-    let left: BTreeMap<usize, Expr> = if plain.iter().any(Option::is_none) {
-        unknowns
-            .iter()
-            .map(|&u| (u, call("pre", vec![plan.source(VarId(u as u32), sys.d[&u].saturating_sub(1))])))
-            .collect()
-    } else {
-        BTreeMap::new()
-    };
-    let mut linearised = false;
     // A w = b: each residual split into its coefficients and its constant term.
     let mut a = Vec::with_capacity(unknowns.len());
     let mut b = Vec::with_capacity(unknowns.len());
     for (i, r) in residuals.iter().enumerate() {
-        let parts = plain[i].clone().or_else(|| {
-            let p = linear_parts(r, &is_unknown, Some(&|u| left[&u].clone()));
-            linearised |= p.is_some();
-            p
-        });
-        let Some((coeffs, constant)) = parts else {
+        let Some((coeffs, constant)) = linear_parts(r, &is_unknown) else {
             return Err(format!(
-                "the restart system is not linear in its unknowns (equation {}): the impulsive variables do not enter linearly, nor as products that can be linearised at the left limits",
+                "the restart system is not linear in its unknowns (equation {}): the impulsive variables do not enter linearly",
                 plan.mdae.label(sys.rows[i].eq)
             ));
         };
@@ -822,19 +782,12 @@ fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String])
             }
         }
     }
-    Ok(Built { function, replicas, sources, linearised })
+    Ok(Built { function, replicas, sources })
 }
 
 /// An affine expression as its coefficients (by unknown) and its constant term; `None`
-/// if it is not affine in the unknowns (a product of two, a call of one, …). With `at`
-/// (each unknown's left limit), a product of two factors that read unknowns, or an
-/// integer power of one, is linearised there (f·g ≈ f0·g + f·g0 - f0·g0, f^n ≈ f0^n +
-/// n·f0^(n-1)·(f - f0)): the system is then one Newton step from the left limits.
-fn linear_parts(
-    e: &Expr,
-    is_unknown: &dyn Fn(&Expr) -> bool,
-    at: Option<&dyn Fn(usize) -> Expr>,
-) -> Option<(BTreeMap<usize, Expr>, Expr)> {
+/// if it is not affine in the unknowns (a product of two, a call of one, …).
+fn linear_parts(e: &Expr, is_unknown: &dyn Fn(&Expr) -> bool) -> Option<(BTreeMap<usize, Expr>, Expr)> {
     use crate::syntax::ast::UnOp;
     let zero = || exprs::number("0");
     let free = |x: &Expr| {
@@ -852,11 +805,11 @@ fn linear_parts(
         (m.into_iter().map(|(u, x)| (u, f(x))).collect::<BTreeMap<_, _>>(), f(c))
     };
     match &e.kind {
-        ExprKind::Unary(UnOp::Neg, x) => Some(map(linear_parts(x, is_unknown, at)?, &exprs::neg)),
-        ExprKind::Unary(UnOp::Plus, x) => linear_parts(x, is_unknown, at),
+        ExprKind::Unary(UnOp::Neg, x) => Some(map(linear_parts(x, is_unknown)?, &exprs::neg)),
+        ExprKind::Unary(UnOp::Plus, x) => linear_parts(x, is_unknown),
         ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), xs) => {
-            let (mut m, c) = linear_parts(&xs[0], is_unknown, at)?;
-            let (m2, c2) = linear_parts(&xs[1], is_unknown, at)?;
+            let (mut m, c) = linear_parts(&xs[0], is_unknown)?;
+            let (m2, c2) = linear_parts(&xs[1], is_unknown)?;
             let op = *op;
             for (u, x) in m2 {
                 let prev = m.remove(&u).unwrap_or_else(zero);
@@ -866,44 +819,18 @@ fn linear_parts(
         }
         ExprKind::Binary(BinOp::Mul, xs) if free(&xs[0]) => {
             let k = xs[0].clone();
-            Some(map(linear_parts(&xs[1], is_unknown, at)?, &|x| binary(BinOp::Mul, k.clone(), x)))
+            Some(map(linear_parts(&xs[1], is_unknown)?, &|x| binary(BinOp::Mul, k.clone(), x)))
         }
         ExprKind::Binary(BinOp::Mul, xs) if free(&xs[1]) => {
             let k = xs[1].clone();
-            Some(map(linear_parts(&xs[0], is_unknown, at)?, &|x| binary(BinOp::Mul, x, k.clone())))
+            Some(map(linear_parts(&xs[0], is_unknown)?, &|x| binary(BinOp::Mul, x, k.clone())))
         }
         ExprKind::Binary(BinOp::Div, xs) if free(&xs[1]) => {
             let k = xs[1].clone();
-            Some(map(linear_parts(&xs[0], is_unknown, at)?, &|x| binary(BinOp::Div, x, k.clone())))
-        }
-        ExprKind::Binary(BinOp::Mul, xs) => {
-            let at = at?;
-            let (f, g) = (&xs[0], &xs[1]);
-            let (f0, g0) = (at_left(f, at), at_left(g, at));
-            let f0g = binary(BinOp::Mul, f0.clone(), g.clone());
-            let fg0 = binary(BinOp::Mul, f.clone(), g0.clone());
-            let lin = binary(BinOp::Sub, binary(BinOp::Add, f0g, fg0), binary(BinOp::Mul, f0, g0));
-            linear_parts(&lin, is_unknown, Some(at))
-        }
-        ExprKind::Binary(BinOp::Pow, xs) if free(&xs[1]) => {
-            let at = at?;
-            let n = match symbolic::simplify(&xs[1]).kind {
-                ExprKind::Number(ref t) => t.as_str().parse::<f64>().ok().filter(|v| v.fract() == 0.0 && *v >= 1.0)?,
-                _ => return None,
-            };
-            let (f, f0) = (&xs[0], at_left(&xs[0], at));
-            let pow = |k: f64| binary(BinOp::Pow, f0.clone(), exprs::number(&format!("{k}")));
-            let slope = binary(BinOp::Mul, exprs::number(&format!("{n}")), pow(n - 1.0));
-            let lin = binary(BinOp::Add, pow(n), binary(BinOp::Mul, slope, binary(BinOp::Sub, f.clone(), f0.clone())));
-            linear_parts(&lin, is_unknown, Some(at))
+            Some(map(linear_parts(&xs[0], is_unknown)?, &|x| binary(BinOp::Div, x, k.clone())))
         }
         _ => None,
     }
-}
-
-/// `e` with each unknown at its left limit.
-fn at_left(e: &Expr, at: &dyn Fn(usize) -> Expr) -> Expr {
-    exprs::rewrite(e, &mut |y| placeholder_of(y).map(at))
 }
 
 /// The text of the restart function: A w = b assembled from its inputs, Gaussian
