@@ -366,6 +366,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // and checked by an assert at t = 0 where it is a guess (not where the guard reads only
     // fixed starts). Guard, value, and whether it is checked.
     let mut guessed: BTreeMap<String, (crate::syntax::ast::Expr, bool, bool)> = BTreeMap::new();
+    // What the switches decided exactly at fixed starts read (`init::initial_mode`): no
+    // consistency equation may set those states, or the decision would no longer hold.
+    let mut exact_reads: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     // Guard fixpoints kept as level equations, and the parameter of their hysteresis.
     let mut kept_level: Vec<String> = Vec::new();
     let mut switching_band: Option<String> = None;
@@ -394,6 +397,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 };
                 if let Some(v) = guess {
                     guessed.insert(mode_name.clone(), (g.clone(), v, check));
+                    if !check {
+                        exact_reads.extend(reached.iter().cloned());
+                    }
                 }
                 at_start.insert(mode_name.clone(), initial);
                 let branches =
@@ -459,12 +465,13 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let fixed_states = init::fixed_kept_states(&plan, &src, &user);
     let switch_modes: Vec<String> = fixpoints.iter().filter(|m| !kept_level.contains(m)).cloned().collect();
     let mut mode_starts = init::mode_starts(&src, &mode_eqs, &switch_modes, &fixed_states);
-    let protected: std::collections::BTreeSet<String> = mode_eqs
+    let mut protected: std::collections::BTreeSet<String> = mode_eqs
         .iter()
         .filter(|(m, _)| mode_starts.contains_key(m))
         .flat_map(|(_, g)| names_in(g))
         .filter(|n| fixed_states.contains_key(n))
         .collect();
+    protected.extend(exact_reads);
     // A level mode variable without a start value whose guard reads states the initial system
     // computes, like a switch's (`init::initial_mode`): its initial mode is its guard at the
     // start values (a simulator's first iterate), declared so, so that the simulator plans its
