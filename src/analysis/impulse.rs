@@ -290,6 +290,10 @@ pub struct ModeChange {
     /// Equations of the impulse analysis left unbalanced (no solution within the bounds).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unbalanced: Vec<String>,
+    /// The restart system is nonlinear, solved by Newton's method at the switch (and the
+    /// consistency equations still checked after it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub iterated: bool,
 }
 
 impl ModeChange {
@@ -303,6 +307,7 @@ impl ModeChange {
             impulsive: Vec::new(),
             jumps: Vec::new(),
             unbalanced: Vec::new(),
+            iterated: false,
         }
     }
 }
@@ -329,7 +334,16 @@ impl ModeChange {
                 _ => {}
             }
         }
-        ModeChange { entering, restores, no_restart: None, analysed: true, impulsive, jumps, unbalanced: s.unbalanced }
+        ModeChange {
+            entering,
+            restores,
+            no_restart: None,
+            analysed: true,
+            impulsive,
+            jumps,
+            unbalanced: s.unbalanced,
+            iterated: false,
+        }
     }
 }
 
@@ -341,6 +355,7 @@ pub fn text(changes: &[ModeChange]) -> String {
     let mut s = format!("mode changes needing a restart ({}):\n", changes.len());
     for c in changes {
         let restart = match &c.no_restart {
+            None if c.iterated => "restart computed by Newton's method, checked".to_string(),
             None => "restart computed".to_string(),
             Some(why) => format!("no restart: {why}"),
         };

@@ -52,17 +52,19 @@ use crate::syntax::printer::expr_to_string;
 pub(crate) const TOLERANCE: &str = "1e-4";
 
 /// The asserts for the consistency equations in `failures`, one per equation and
-/// region; `tol` names the tolerance parameter.
+/// region; `tol` names the tolerance parameter. A failure marked `true` is restored by a
+/// nonlinear restart system (Newton's method from the left limits): checked all the same,
+/// since the iteration may not converge, or converge to another root.
 pub(crate) fn consistency_checks(
     plan: &mut Plan,
-    failures: &[&Unguaranteed],
+    failures: &[(&Unguaranteed, bool)],
     tol: &str,
     nominal: &dyn Fn(&str) -> Option<Expr>,
     ctx: &DiffContext,
 ) -> Result<Vec<Item>, RimisError> {
     let mut items = Vec::new();
     let mut done: Vec<(crate::mdae::EqId, u32, String)> = Vec::new();
-    for f in failures {
+    for &(f, iterated) in failures {
         let region = plan.cond_text(&f.entered);
         if done.iter().any(|(e, j, r)| *e == f.eq && *j == f.j && *r == region) {
             continue;
@@ -100,12 +102,29 @@ pub(crate) fn consistency_checks(
             let u = *plan.by_name.get(&*n)?;
             Some(plan.read(u, i, cnum))
         });
+        // Under noEvent: the check is an invariant tested at every step, not a crossing to
+        // locate; as a relation it would make rumoca stop at an event where it crosses the
+        // tolerance in the modes it does not belong to, and re-solve the blocks there from
+        // other guesses (campaign seed 5343: a quadratic block jumped to its other root).
+        let holds = call("noEvent", vec![holds]);
         let test = binary(BinOp::Or, exprs::not(plan.cond_expr(&cond)), holds);
-        let message = format!(
-            "mdae-rimis: entering `{region}`, consistency equation {label} ({text}) does not hold: the mode change needs an impulse (paper 000 §5) that this output does not compute; stopping instead of going on with nonphysical values"
-        );
+        let (message, why) = if iterated {
+            (
+                format!(
+                    "mdae-rimis: entering `{region}`, consistency equation {label} ({text}) does not hold: the nonlinear restart system (paper 000 §5, Newton's method from the left limits) did not restore it; stopping instead of going on with nonphysical values"
+                ),
+                "its restart system is nonlinear, solved by Newton's method",
+            )
+        } else {
+            (
+                format!(
+                    "mdae-rimis: entering `{region}`, consistency equation {label} ({text}) does not hold: the mode change needs an impulse (paper 000 §5) that this output does not compute; stopping instead of going on with nonphysical values"
+                ),
+                "no restart computed for entering it",
+            )
+        };
         let mut item = Item::new(exprs::assert(test, &message));
-        item.comment = Some(format!("{label} must hold in `{region}` (no restart computed for entering it)"));
+        item.comment = Some(format!("{label} must hold in `{region}` ({why})"));
         items.push(item);
     }
     Ok(items)
@@ -125,7 +144,7 @@ struct Monomial {
 
 /// S = Σ |c|·Π (|f| + ν_f) over the monomials c·Π f of `r` (module header); `floor(f)`
 /// gives ν_f for an occurrence of an unknown with a declared nominal (1 otherwise).
-fn scale(r: &Expr, unknown: &dyn Fn(&Expr) -> bool, floor: &dyn Fn(&Expr) -> Option<Expr>) -> Expr {
+pub(crate) fn scale(r: &Expr, unknown: &dyn Fn(&Expr) -> bool, floor: &dyn Fn(&Expr) -> Option<Expr>) -> Expr {
     let abs = |x: Expr| call("abs", vec![x]);
     let product = |xs: Vec<Expr>| xs.into_iter().reduce(|a, b| binary(BinOp::Mul, a, b));
     let terms = monomials(r, unknown).into_iter().map(|m| {

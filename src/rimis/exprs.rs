@@ -73,6 +73,33 @@ pub(crate) fn entered(cond: Expr) -> Expr {
     binary(BinOp::And, cond, not(call("initial", Vec::new())))
 }
 
+/// `c and not pre(c)` for a condition `c` over discrete mode variables (names, `not`,
+/// `and`, `or`, `v == k`), `pre` applied to each name; `None` where `c` reads anything else
+/// (a relation on continuous variables). `when` on it fires exactly where `when c` does.
+/// rumoca 0.10.2 needs it in a `when … elsewhen …` whose conditions fall and rise at the
+/// same event (`when b1 then … elsewhen not b1 then …`: "event condition equations did not
+/// converge with fixed pre", campaign seed 9863); omc takes both forms.
+pub(crate) fn rising(c: &Expr) -> Option<Expr> {
+    fn pre_of(e: &Expr) -> Option<Expr> {
+        Some(match &e.kind {
+            ExprKind::Name(_) => call("pre", vec![e.clone()]),
+            ExprKind::Number(_) | ExprKind::Bool(_) => e.clone(),
+            ExprKind::Unary(UnOp::Not, x) => not(pre_of(x)?),
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), xs) => binary(*op, pre_of(&xs[0])?, pre_of(&xs[1])?),
+            // `v == k`, k a literal (a number, an enumeration value).
+            ExprKind::Binary(BinOp::Eq, xs) if matches!(xs[0].kind, ExprKind::Name(_)) => {
+                binary(BinOp::Eq, pre_of(&xs[0])?, xs[1].clone())
+            }
+            _ => return None,
+        })
+    }
+    let before = match pre_of(c)?.kind {
+        ExprKind::Unary(UnOp::Not, x) => *x,
+        other => not(Expr { kind: other, span: Span::DUMMY }),
+    };
+    Some(binary(BinOp::And, c.clone(), before))
+}
+
 /// `reinit(target, value);`
 pub(crate) fn reinit(target: Expr, value: Expr) -> Equation {
     let ExprKind::Call(c) = call("reinit", vec![target, value]).kind else { unreachable!("built as a call") };
@@ -198,8 +225,20 @@ pub(crate) fn cond_expr(c: &Cond, mode: &dyn Fn(ModeId) -> Expr) -> Expr {
 
 #[cfg(test)]
 mod tests {
-    use super::{for_each, name, occurrence, rewrite};
+    use super::{for_each, name, occurrence, rewrite, rising};
     use crate::rimis::symbolic::testutil::{parse_expr, show};
+
+    /// The rising edge of a region over discrete mode variables (seed 9863), and none for a
+    /// condition that reads a relation.
+    #[test]
+    fn rising_edges_of_mode_conditions() {
+        let edge = |c: &str| rising(&parse_expr(c)).map(|e| show(&e));
+        assert_eq!(edge("b1").as_deref(), Some("b1 and not pre(b1)"));
+        assert_eq!(edge("not b1").as_deref(), Some("not b1 and pre(b1)"));
+        assert_eq!(edge("b1 and not b2").as_deref(), Some("b1 and not b2 and not (pre(b1) and not pre(b2))"));
+        assert_eq!(edge("gear == 2").as_deref(), Some("gear == 2 and not pre(gear) == 2"));
+        assert_eq!(edge("x > 0 and b1"), None);
+    }
 
     /// A record read through its constructor (`flat/records.rs`) is renamed field by field:
     /// the rewriter and the walk go into named arguments as into positional ones.

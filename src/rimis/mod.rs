@@ -22,6 +22,7 @@ mod left_limits;
 pub(crate) mod names;
 mod plan;
 mod restart;
+mod restart_function;
 mod restart_system;
 mod sections;
 mod singular;
@@ -449,8 +450,17 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let restarts = restart_system::build(&mut plan, &unguaranteed, &laws, &ctx)?;
     let reinit = sections::reinit(&mut plan, &restarts.replicas);
     // Never silently wrong: what no restart restores is checked in its modes.
-    let unrestored: Vec<&restart::Unguaranteed> = restarts.unrestored.iter().map(|&k| &unguaranteed[k]).collect();
-    let tolerance = (!unrestored.is_empty()).then(|| plan.namer.fresh("consistency_tolerance"));
+    // So is what a nonlinear restart system restores (Newton's method may fail).
+    let unrestored: Vec<(&restart::Unguaranteed, bool)> = restarts
+        .unrestored
+        .iter()
+        .map(|&k| (&unguaranteed[k], false))
+        .chain(restarts.iterated.iter().map(|&k| (&unguaranteed[k], true)))
+        .collect();
+    let tolerance = restarts
+        .tolerance
+        .clone()
+        .or_else(|| (!unrestored.is_empty()).then(|| plan.namer.fresh("consistency_tolerance")));
     let checks = match &tolerance {
         Some(tol) => {
             let nominal = |n: &str| src.modifier(n, "nominal").cloned();
@@ -566,7 +576,11 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     out.elements = src.elements_without_fixed(&unfixed);
     source::Source::add_starts(&mut out.elements, &mode_starts);
     if let Some(tol) = &tolerance {
-        let doc = "relative tolerance of the consistency checks after mode changes without a restart (issue 14)";
+        let doc = if restarts.iterated.is_empty() {
+            "relative tolerance of the consistency checks after mode changes without a restart (issue 14)"
+        } else {
+            "relative tolerance of the consistency checks after mode changes (issue 14), and of the test that keeps the left limits where a nonlinear restart is not needed"
+        };
         out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));
     }
     if let Some(band) = &switching_band {
@@ -594,7 +608,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         ("REPL: the blocks of the CDG, each under its condition", repl),
         ("REINIT: a state replicate starts from the source's value when its mode is entered", reinit),
         ("RESTART: reinitialisation", restarts.reinit),
-        ("CHECK: consistency after mode changes the output does not restart (paper 000 §5)", checks),
+        (
+            "CHECK: consistency after mode changes the output does not restart, or restarts by an iteration (paper 000 §5)",
+            checks,
+        ),
         ("CHECK: initial modes taken from the start values", initial_checks),
     ] {
         if !items.is_empty() {

@@ -48,6 +48,9 @@ use super::impact_laws::{self, Law};
 use super::impulses::{self, Builder};
 use super::plan::{Plan, Role, primed};
 use super::restart::Unguaranteed;
+use super::restart_function::{
+    Header, Newton, boolean_reads, function_text, jacobian, linear_parts, newton_text, parse_class,
+};
 use super::sections::sides_under_in;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
@@ -80,6 +83,11 @@ pub(crate) struct Restarts {
     pub unrestored: Vec<usize>,
     /// Per region entered, its impulse analysis (paper 000 §6).
     pub mode_changes: Vec<ModeChange>,
+    /// The failures restored by a nonlinear system (Newton's method, not guaranteed to
+    /// converge to the root the original would take): checked too (`checks.rs`).
+    pub iterated: Vec<usize>,
+    /// The tolerance parameter, named when a nonlinear system reads it (its gate).
+    pub tolerance: Option<String>,
 }
 
 /// Default step of the restart systems, in seconds.
@@ -131,15 +139,20 @@ pub(crate) fn build(
             }
         };
         // What no jump restores is checked, not restarted (`Grown::lower`).
-        let lower: BTreeSet<(EqId, u32)> = parts.iter().flat_map(|(_, g)| g.lower.iter().copied()).collect();
+        // So is a row left out of an overdetermined system (`Grown::dropped`).
+        let dropped: BTreeSet<(EqId, u32)> = parts.iter().flat_map(|(_, g)| g.dropped.iter().copied()).collect();
+        let lower: BTreeSet<(EqId, u32)> =
+            parts.iter().flat_map(|(_, g)| g.lower.iter().copied()).chain(dropped.iter().copied()).collect();
         let (here, held): (Vec<&Unguaranteed>, Vec<&Unguaranteed>) =
             here.into_iter().partition(|f| !lower.contains(&(f.eq, f.j)));
         let names: Vec<String> = here.iter().map(|f| primed(plan.mdae.label(f.eq), f.j)).collect();
         for f in &held {
-            out.warnings.push(format!(
-                "{}; not restarted: it reads no highest-order state (a jump of a lower-order state, an impulse of higher order, paper 000 §6), so it must hold by the continuity of the states it reads",
-                f.message
-            ));
+            let why = if dropped.contains(&(f.eq, f.j)) {
+                "not restarted: the restart system sets the states it reads from other consistency equations (it would overdetermine them), so it must hold with them"
+            } else {
+                "not restarted: it reads no highest-order state (a jump of a lower-order state, an impulse of higher order, paper 000 §6), so it must hold by the continuity of the states it reads"
+            };
+            out.warnings.push(format!("{}; {why}", f.message));
         }
         out.unrestored.extend(
             (0..failures.len())
@@ -150,7 +163,7 @@ pub(crate) fn build(
         let mut failed = None;
         for (part, sys) in parts {
             out.mode_changes.push(impulse_analysis(plan, &index, &part, &sys, &here, &names));
-            match emit(plan, &part, sys, &step, &names) {
+            match emit(plan, &part, sys, &step, &mut out.tolerance, &names, ctx) {
                 Ok(b) => built.push((part, b)),
                 Err(why) => {
                     failed = Some(why);
@@ -179,6 +192,17 @@ pub(crate) fn build(
         // Each jumping state restarts from its part's system (an if-expression over the
         // parts, evaluated at the switch; a state no part restarts keeps its left limit).
         let mut sources: Vec<(String, Vec<(Expr, Expr)>)> = Vec::new();
+        let iterated = built.iter().any(|(_, b)| b.iterated);
+        if iterated {
+            let n = out.mode_changes.len();
+            for mc in &mut out.mode_changes[n - built.len()..] {
+                mc.iterated = true;
+            }
+            out.iterated.extend(
+                (0..failures.len())
+                    .filter(|&k| &failures[k].entered == region && !lower.contains(&(failures[k].eq, failures[k].j))),
+            );
+        }
         for (part, b) in built {
             out.functions.push(b.function);
             out.replicas.extend(b.replicas.into_iter().map(|(r, v)| (part.clone(), r, v)));
@@ -205,10 +229,23 @@ pub(crate) fn build(
             // 1.5e-8); the mode variables' start values keep rumoca from firing it at t = 0.
             whens.push((plan.cond_expr(region), reinits));
         }
+        let how = if iterated {
+            ", nonlinear: solved by Newton's method from the left limits where they do not satisfy it already, and checked after the switch"
+        } else {
+            ""
+        };
         out.notes.push(format!(
-            "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1{per_part} (one step of {step} = {STEP} s), which makes {} true",
+            "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1{per_part} (one step of {step} = {STEP} s{how}), which makes {} true",
             names.join(" ")
         ));
+    }
+    if whens.len() > 1 {
+        // Several regions restart states: their branches as rising edges (`exprs::rising`).
+        for (cond, _) in whens.iter_mut() {
+            if let Some(edge) = exprs::rising(cond) {
+                *cond = edge;
+            }
+        }
     }
     if !whens.is_empty() {
         let mut item = Item::new(exprs::equation(EquationKind::When { branches: whens }));
@@ -254,7 +291,7 @@ fn grow_parts(
     ctx: &DiffContext,
     budget: &mut usize,
 ) -> Result<Result<Vec<(Bdd, Grown)>, String>, RimisError> {
-    match grow(plan, index, region, entered, here, ctx)? {
+    match grow(plan, index, region, entered, here, Jumps::Highest, ctx)? {
         Ok(g) => Ok(Ok(vec![(region.clone(), g)])),
         Err(f) if f.split.len() >= 2 && *budget >= f.split.len() => {
             *budget -= f.split.len();
@@ -267,8 +304,24 @@ fn grow_parts(
             }
             Ok(Ok(all))
         }
-        Err(f) => Ok(Err(f.why)),
+        // No system where the highest-order states jump: the states that have no left
+        // limit may still be set by the consistency equations, the others kept (campaign
+        // seed 2007: x3' entering the mode where x3 is a state, next to x1 whose structure
+        // varies inside the region).
+        Err(f) => match grow(plan, index, region, entered, here, Jumps::None, ctx)? {
+            Ok(g) if !g.stale.is_empty() => Ok(Ok(vec![(region.clone(), g)])),
+            _ => Ok(Err(f.why)),
+        },
     }
+}
+
+/// Which states a restart system may move: the highest-order ones (and the stale ones), the
+/// unfolding of paper 000 §5.1.3; or only the stale ones, every other state keeping its left
+/// limit (a restart without impulse).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Jumps {
+    Highest,
+    None,
 }
 
 /// What every region's system reads from the model, computed once: each variable's
@@ -341,6 +394,9 @@ struct Row {
     lhs: Expr,
     rhs: Expr,
     unknowns: BTreeSet<usize>,
+    /// Lower-order states u^(k) the modes left do not compute (stale left limits): unknowns
+    /// too, set by the consistency equations (`is_stale`).
+    stale: BTreeSet<(usize, u32)>,
     /// Variables whose order varies inside the region (a dry run notes them instead of
     /// failing: the row matters only if it reaches the system).
     uncertain: BTreeSet<usize>,
@@ -361,10 +417,48 @@ struct Grown {
     /// they read, and their checks stop a run where they do not (campaign seed 173: `x3 =
     /// 1 + sin(time)` entering a mode where x3 becomes a state, with x3 continuous).
     lower: Vec<(EqId, u32)>,
+    /// The stale states solved for, after the highest-order ones (`Row::stale`).
+    stale: Vec<(usize, u32)>,
+    /// Consistency rows left out of an overdetermined system (two rows setting one stale
+    /// state): checked, not restored.
+    dropped: Vec<(EqId, u32)>,
 }
 
 fn placeholder(u: usize) -> Expr {
     name(&format!("\u{1}{u}"))
+}
+
+/// The placeholder of a stale state u^(k) (`Row::stale`).
+fn stale_placeholder(u: usize, k: u32) -> Expr {
+    name(&format!("\u{1}{u}.{k}"))
+}
+
+fn stale_of(x: &Expr) -> Option<(usize, u32)> {
+    match &x.kind {
+        ExprKind::Name(n) => {
+            let (u, k) = n.as_str().strip_prefix('\u{1}')?.split_once('.')?;
+            Some((u.parse().ok()?, k.parse().ok()?))
+        }
+        _ => None,
+    }
+}
+
+/// Whether u^(k) (k ≥ 1) has no left limit at the entry: some mode of `from` (the modes
+/// left) computes no u^(k) (u algebraic there, or of a lower order), so the source holds
+/// a stale value (campaign seed 1081: x3' entering the mode where x3 becomes a state of
+/// order 3). Its value is then set by the consistency equations, not kept (Principle 1 of
+/// paper 000 §5.1.3 keeps what the previous instant set; it did not set this).
+fn is_stale(plan: &Plan, u: VarId, k: u32, from: &Bdd) -> bool {
+    if k == 0 || plan.roles[u.index()] != Role::Varying || from.is_false() {
+        return false;
+    }
+    let fz = &plan.cdg.factored;
+    let covered = plan
+        .def(u, k, from)
+        .into_iter()
+        .map(|(b, _)| fz.exact(plan.cond(plan.part_cond[b])))
+        .fold(plan.cdg.space.mk_false(), |a, b| a.or(&b));
+    !from.and_not(&covered).is_false()
 }
 
 fn placeholder_of(x: &Expr) -> Option<usize> {
@@ -384,6 +478,7 @@ fn grow(
     region: &Bdd,
     entered: &Bdd,
     here: &[&Unguaranteed],
+    jumps: Jumps,
     ctx: &DiffContext,
 ) -> Result<Result<Grown, Fail>, RimisError> {
     let from = plan.care.and(&region.not());
@@ -394,6 +489,7 @@ fn grow(
     let mut added: Vec<(EqId, u32)> = Vec::new();
     let mut is_added: BTreeSet<EqId> = BTreeSet::new();
     let mut lower: Vec<(EqId, u32)> = Vec::new();
+    let mut stale: BTreeSet<(usize, u32)> = BTreeSet::new();
     let mut queue: VecDeque<EqId> = seeds.iter().copied().collect();
     while let Some(e) = queue.pop_front() {
         if is_added.contains(&e) {
@@ -428,11 +524,15 @@ fn grow(
             }
             continue;
         };
-        let dry = match rows_of(plan, index, &local, None, e, c, ctx)? {
+        let at = Entry { region: &local, from: &from, from_c: None, jumps };
+        let dry = match rows_of(plan, index, at, e, c, ctx)? {
             Ok(r) => r,
             Err(why) => return Ok(Err(Fail::new(why))),
         };
-        let reaches = |r: &Row| r.unknowns.iter().chain(&r.uncertain).any(|u| d.contains_key(u));
+        let reaches = |r: &Row| {
+            r.unknowns.iter().chain(&r.uncertain).any(|u| d.contains_key(u))
+                || r.stale.iter().any(|s| stale.contains(s))
+        };
         if !seeds.contains(&e) && !dry.iter().any(reaches) {
             continue;
         }
@@ -453,8 +553,13 @@ fn grow(
         added.push((e, c));
         for row in &dry {
             let unguaranteed = c > 0 && here.iter().any(|f| f.eq == row.eq && f.j == row.j);
-            if row.unknowns.is_empty() && unguaranteed {
+            if row.unknowns.is_empty() && row.stale.is_empty() && unguaranteed {
                 lower.push((row.eq, row.j));
+            }
+            for &(u, k) in &row.stale {
+                if stale.insert((u, k)) {
+                    queue.extend(index.eqs_of[u].iter().copied());
+                }
             }
             for &u in &row.unknowns {
                 if let std::collections::btree_map::Entry::Vacant(e) = d.entry(u) {
@@ -486,23 +591,56 @@ fn grow(
     }
     let mut rows: Vec<Row> = Vec::new();
     for (e, c) in added {
-        match rows_of(plan, index, &local, Some(from_c), e, c, ctx)? {
-            Ok(r) => rows.extend(r.into_iter().filter(|r| !r.unknowns.is_empty())),
+        let at = Entry { region: &local, from: &from, from_c: Some(from_c), jumps };
+        match rows_of(plan, index, at, e, c, ctx)? {
+            Ok(r) => rows.extend(r.into_iter().filter(|r| !r.unknowns.is_empty() || !r.stale.is_empty())),
             Err(why) => return Ok(Err(Fail::new(why))),
         }
     }
     let unknowns: Vec<usize> = d.keys().copied().collect();
+    let stale: Vec<(usize, u32)> = stale.into_iter().collect();
+    let n = unknowns.len() + stale.len();
     let col: BTreeMap<usize, usize> = unknowns.iter().enumerate().map(|(k, &u)| (u, k)).collect();
-    let graph: Vec<Vec<(usize, i64)>> = rows.iter().map(|r| r.unknowns.iter().map(|u| (col[u], 0)).collect()).collect();
-    let (eq_to_var, var_to_eq) = maximum_matching(&graph, unknowns.len());
-    if rows.len() != unknowns.len() || eq_to_var.iter().any(Option::is_none) {
+    let scol: BTreeMap<(usize, u32), usize> = stale.iter().enumerate().map(|(k, &s)| (s, unknowns.len() + k)).collect();
+    let graph: Vec<Vec<(usize, i64)>> = rows
+        .iter()
+        .map(|r| r.unknowns.iter().map(|u| (col[u], 0)).chain(r.stale.iter().map(|s| (scol[s], 0))).collect())
+        .collect();
+    let (eq_to_var, var_to_eq) = maximum_matching(&graph, n);
+    // Two consistency rows may set one stale state (seed 1081: e15 and e17' both give
+    // x3'): the unmatched ones are left out, and checked.
+    let mut dropped = Vec::new();
+    if !stale.is_empty() && var_to_eq.iter().all(Option::is_some) {
+        let keep: Vec<bool> = (0..rows.len()).map(|i| eq_to_var[i].is_some() || rows[i].at_switch.is_some()).collect();
+        let mut i = 0;
+        rows.retain(|r| {
+            let k = keep[i];
+            i += 1;
+            if !k {
+                dropped.push((r.eq, r.j));
+            }
+            k
+        });
+    }
+    let graph: Vec<Vec<(usize, i64)>> = rows
+        .iter()
+        .map(|r| r.unknowns.iter().map(|u| (col[u], 0)).chain(r.stale.iter().map(|s| (scol[s], 0))).collect())
+        .collect();
+    let (eq_to_var, var_to_eq) = maximum_matching(&graph, n);
+    if rows.len() != n || eq_to_var.iter().any(Option::is_none) {
         let over: Vec<String> = (0..rows.len())
             .filter(|&i| eq_to_var[i].is_none())
             .map(|i| primed(plan.mdae.label(rows[i].eq), rows[i].j))
             .collect();
-        let under: Vec<String> = (0..unknowns.len())
+        let under: Vec<String> = (0..n)
             .filter(|&k| var_to_eq[k].is_none())
-            .map(|k| plan.mdae.vars[unknowns[k]].name.to_string())
+            .map(|k| match unknowns.get(k) {
+                Some(&u) => plan.mdae.vars[u].name.to_string(),
+                None => {
+                    let (u, o) = stale[k - unknowns.len()];
+                    primed(plan.mdae.vars[u].name, o)
+                }
+            })
             .collect();
         return Ok(Err(Fail::new(format!(
             "the restart system is structurally singular (overdetermined: {}; underdetermined: {})",
@@ -530,27 +668,53 @@ fn grow(
             }
         }
     }
-    Ok(Ok(Grown { rows, d, lower }))
+    for &(u, k) in &stale {
+        let v = VarId(u as u32);
+        let writer = plan.def(v, k, region).into_iter().find(|&(_, kk)| kk > k);
+        let same = writer.is_some_and(|(b, _)| plan.same(plan.cond(plan.part_cond[b]), &plan.local(entered)));
+        if !same {
+            return Ok(Err(Fail::new(format!(
+                "`{}` is replicated per mode and its writer's modes are not exactly `{}`",
+                primed(plan.mdae.vars[u].name, k),
+                plan.cond_text(entered)
+            ))));
+        }
+    }
+    Ok(Ok(Grown { rows, d, lower, stale, dropped }))
 }
 
 /// The rows of equation `e` (offset `c` in the region): itself at the instant if c = 0,
 /// else its consistency equations e^(j), j < c, after the jump.
+/// Where the rows are written: the region entered, the modes left (`from`, numbered
+/// `from_c` when the rows read left limits, `None` for a dry run), and what may jump.
+#[derive(Clone, Copy)]
+struct Entry<'a> {
+    region: &'a Local,
+    from: &'a Bdd,
+    from_c: Option<usize>,
+    jumps: Jumps,
+}
+
 fn rows_of(
     plan: &mut Plan,
     index: &Index,
-    region: &Local,
-    from_c: Option<usize>,
+    at: Entry,
     e: EqId,
     c: u32,
     ctx: &DiffContext,
 ) -> Result<Result<Vec<Row>, String>, RimisError> {
+    let Entry { region, from, from_c, jumps } = at;
     let eq = plan.mdae.eq(e);
     let (l, r) = sides_under_in(plan, &eq.body, region);
     let span = eq.span;
     let id = plan.mdae.label(e);
     let err = |err: symbolic::SymError| RimisError::new(span, format!("equation {id}: {err}"));
     let mut out = Vec::new();
-    let js: Vec<Option<u32>> = if c == 0 { vec![None] } else { (0..c).map(Some).collect() };
+    let js: Vec<Option<u32>> = match (c, jumps) {
+        (0, Jumps::Highest) => vec![None],
+        (0, Jumps::None) => Vec::new(),
+        _ => (0..c).map(Some).collect(),
+    };
     for j in js {
         let (dl, dr) = match j {
             None => (
@@ -563,6 +727,7 @@ fn rows_of(
             ),
         };
         let mut unknowns = BTreeSet::new();
+        let mut stale = BTreeSet::new();
         let mut uncertain = BTreeSet::new();
         let mut bad: Option<String> = None;
         let mut map = |x: &Expr, plan: &mut Plan| {
@@ -574,6 +739,15 @@ fn rows_of(
                 }
                 let (n, k) = exprs::occurrence(y)?;
                 let u = *plan.by_name.get(&*n)?;
+                if jumps == Jumps::None {
+                    // Every state keeps its left limit but the stale ones.
+                    return Some(if is_stale(plan, u, k, from) {
+                        stale.insert((u.index(), k));
+                        stale_placeholder(u.index(), k)
+                    } else {
+                        old(plan, u, k, from_c)
+                    });
+                }
                 let Some(du) = index.d(plan, u, region) else {
                     uncertain.insert(u.index());
                     return Some(y.clone());
@@ -591,11 +765,19 @@ fn rows_of(
                         let top = old(plan, u, du - 1, from_c);
                         binary(BinOp::Div, binary(BinOp::Sub, p, top), name("\u{2}step"))
                     }
+                    (None, du) if k < du && is_stale(plan, u, k, from) => {
+                        stale.insert((u.index(), k));
+                        stale_placeholder(u.index(), k)
+                    }
                     (None, du) if k < du => old(plan, u, k, from_c),
                     // After the jump: the highest-order state is the unknown, lower ones kept.
                     (Some(_), du) if k + 1 == du => {
                         unknowns.insert(u.index());
                         p
+                    }
+                    (Some(_), du) if k + 1 < du && is_stale(plan, u, k, from) => {
+                        stale.insert((u.index(), k));
+                        stale_placeholder(u.index(), k)
                     }
                     (Some(_), du) if k + 1 < du => old(plan, u, k, from_c),
                     _ => {
@@ -616,6 +798,7 @@ fn rows_of(
             lhs: symbolic::simplify(&lhs),
             rhs: symbolic::simplify(&rhs),
             unknowns,
+            stale,
             uncertain,
             at_switch: j.is_none().then(|| (dl.clone(), dr.clone())),
         });
@@ -679,16 +862,39 @@ fn old(plan: &mut Plan, u: VarId, k: u32, from_c: Option<usize>) -> Expr {
 /// state that jumps, replicated per mode or kept as a source.
 struct Built {
     function: ClassDef,
+    /// Solved by Newton's method (a nonlinear system): not guaranteed, still checked.
+    iterated: bool,
     replicas: Vec<(String, Expr)>,
     sources: Vec<(String, Expr)>,
 }
 
 /// Writes the system as a function of the left limits (module header), or says why it
 /// cannot (not linear in its unknowns).
-fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String]) -> Result<Built, String> {
+fn emit(
+    plan: &mut Plan,
+    region: &Bdd,
+    sys: Grown,
+    step: &str,
+    tol: &mut Option<String>,
+    names: &[String],
+    ctx: &DiffContext,
+) -> Result<Built, String> {
     let entering = plan.cond_text(region);
     let unknowns: Vec<usize> = sys.d.keys().copied().collect();
-    let is_unknown = |x: &Expr| placeholder_of(x).is_some();
+    // The columns: the highest-order unknowns, then the stale states.
+    let n = unknowns.len() + sys.stale.len();
+    let col: BTreeMap<usize, usize> = unknowns.iter().enumerate().map(|(k, &u)| (u, k)).collect();
+    let scol: BTreeMap<(usize, u32), usize> =
+        sys.stale.iter().enumerate().map(|(k, &s)| (s, unknowns.len() + k)).collect();
+    let column = |x: &Expr| match placeholder_of(x) {
+        Some(u) => col.get(&u).copied(),
+        None => stale_of(x).and_then(|s| scol.get(&s).copied()),
+    };
+    let placeholders: Vec<Expr> = unknowns
+        .iter()
+        .map(|&u| placeholder(u))
+        .chain(sys.stale.iter().map(|&(u, k)| stale_placeholder(u, k)))
+        .collect();
     let residuals: Vec<Expr> = sys
         .rows
         .iter()
@@ -700,31 +906,23 @@ fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String])
             })
         })
         .collect();
-    // A w = b: each residual split into its coefficients and its constant term.
-    let mut a = Vec::with_capacity(unknowns.len());
-    let mut b = Vec::with_capacity(unknowns.len());
-    for (i, r) in residuals.iter().enumerate() {
-        let Some((coeffs, constant)) = linear_parts(r, &is_unknown) else {
-            return Err(format!(
-                "the restart system is not linear in its unknowns (equation {}): the impulsive variables do not enter linearly",
-                plan.mdae.label(sys.rows[i].eq)
-            ));
-        };
-        a.push(
-            unknowns
-                .iter()
-                .map(|u| coeffs.get(u).map(symbolic::simplify).unwrap_or_else(|| exprs::number("0")))
-                .collect::<Vec<_>>(),
-        );
-        b.push(symbolic::simplify(&exprs::neg(constant)));
-    }
+    // What each column solves for: u^(d-1) (an algebraic unknown: u), a stale u^(k).
+    let orders: Vec<(usize, u32)> =
+        unknowns.iter().map(|&u| (u, sys.d[&u].saturating_sub(1))).chain(sys.stale.iter().copied()).collect();
+    // A w = b: each residual split into its coefficients and its constant term; a system
+    // that is not linear in its unknowns is solved by Newton's method instead.
+    let linear: Option<Vec<(BTreeMap<usize, Expr>, Expr)>> =
+        residuals.iter().map(|r| linear_parts(r, &column)).collect();
+    let w_in = |x: &Expr, arr: &str| exprs::rewrite(x, &mut |y| column(y).map(|k| name(&format!("{arr}[{}]", k + 1))));
+    let w_of = |x: &Expr| w_in(x, "w");
     // The function's inputs: each left limit, parameter or name the entries read.
     let mut inputs: Vec<Expr> = Vec::new();
     let local = |x: &Expr, inputs: &mut Vec<Expr>| {
         exprs::rewrite(x, &mut |y| {
             let external = match &y.kind {
                 ExprKind::Call(c) => c.function.text.as_str() == "pre",
-                ExprKind::Name(_) | ExprKind::Ref(_) => true,
+                ExprKind::Name(_) => column(y).is_none(),
+                ExprKind::Ref(_) => true,
                 _ => false,
             };
             if !external {
@@ -741,17 +939,98 @@ fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String])
             Some(name(&format!("in{}", k + 1)))
         })
     };
-    let a_text: Vec<String> = a
-        .iter()
-        .map(|row| {
-            format!("{{{}}}", row.iter().map(|x| expr_to_string(&local(x, &mut inputs))).collect::<Vec<_>>().join(", "))
-        })
-        .collect();
-    let b_text: Vec<String> = b.iter().map(|x| expr_to_string(&local(x, &mut inputs))).collect();
+    let text_of = |x: &Expr, inputs: &mut Vec<Expr>| expr_to_string(&w_of(&local(x, inputs)));
+    let row_text = |row: &[Expr], inputs: &mut Vec<Expr>| {
+        format!("{{{}}}", row.iter().map(|x| text_of(x, inputs)).collect::<Vec<_>>().join(", "))
+    };
     let fname = plan.namer.fresh("restart_system");
-    let solved: Vec<String> =
-        unknowns.iter().map(|&u| primed(plan.mdae.vars[u].name, sys.d[&u].saturating_sub(1))).collect();
-    let text = function_text(&fname, &entering, names, &inputs, &solved, &a_text, &b_text);
+    let solved: Vec<String> = orders.iter().map(|&(u, k)| primed(plan.mdae.vars[u].name, k)).collect();
+    let linear_text = linear.as_ref().map(|_| ());
+    let mut booleans = BTreeSet::new();
+    for r in &residuals {
+        boolean_reads(r, &mut booleans);
+    }
+    let text = match linear {
+        Some(parts) => {
+            // A first, then b: the inputs are numbered in the order they are read.
+            let mut a_text = Vec::with_capacity(parts.len());
+            for (coeffs, _) in &parts {
+                let row: Vec<Expr> = (0..n)
+                    .map(|k| coeffs.get(&k).map(symbolic::simplify).unwrap_or_else(|| exprs::number("0")))
+                    .collect();
+                a_text.push(row_text(&row, &mut inputs));
+            }
+            let b_text: Vec<String> = parts
+                .into_iter()
+                .map(|(_, constant)| text_of(&symbolic::simplify(&exprs::neg(constant)), &mut inputs))
+                .collect();
+            let h = Header {
+                fname: &fname,
+                entering: &entering,
+                restores: names,
+                inputs: &inputs,
+                booleans: &booleans,
+                solved: &solved,
+            };
+            function_text(&h, &a_text, &b_text)
+        }
+        None => {
+            let tol = tol.get_or_insert_with(|| plan.namer.fresh("consistency_tolerance")).clone();
+            // Newton starts from the left limits (declaring the sources it reads only here).
+            let start: Vec<Expr> =
+                orders.iter().map(|&(u, k)| call("pre", vec![plan.source(VarId(u as u32), k)])).collect();
+            let jacobian = jacobian(&residuals, &placeholders, ctx).map_err(|e| {
+                format!("the restart system is not linear in its unknowns, and its Jacobian is not known ({e})")
+            })?;
+            // No restart where the consistency equations hold at the left limits already
+            // (within the checks' tolerance): a consistent state stays where it is, so a
+            // guard that has just crossed is not moved back across its surface.
+            let placeholder_or_pre = |x: &Expr| {
+                column(x).is_some() || matches!(&x.kind, ExprKind::Call(c) if c.function.text.as_str() == "pre")
+            };
+            let gate: Vec<Expr> = sys
+                .rows
+                .iter()
+                .zip(&residuals)
+                .filter(|(row, _)| row.at_switch.is_none())
+                .map(|(_, r)| {
+                    let r = symbolic::simplify(r);
+                    binary(
+                        BinOp::Le,
+                        call("abs", vec![r.clone()]),
+                        binary(BinOp::Mul, name(&tol), super::checks::scale(&r, &placeholder_or_pre, &|_| None)),
+                    )
+                })
+                .collect();
+            let gate = gate.into_iter().reduce(|a, b| binary(BinOp::And, a, b));
+            let start_text = row_text(&start, &mut inputs);
+            let gate_text = match gate {
+                Some(g) => text_of(&g, &mut inputs),
+                None => "false".to_string(),
+            };
+            let j_text: Vec<Vec<String>> =
+                jacobian.iter().map(|row| row.iter().map(|x| text_of(x, &mut inputs)).collect()).collect();
+            let f_text: Vec<String> =
+                residuals.iter().map(|r| text_of(&symbolic::simplify(&exprs::neg(r.clone())), &mut inputs)).collect();
+            // The same residuals at the trial point of the damped step.
+            let trial_text: Vec<String> = residuals
+                .iter()
+                .map(|r| expr_to_string(&w_in(&local(&symbolic::simplify(r), &mut inputs), "wt")))
+                .collect();
+            let h = Header {
+                fname: &fname,
+                entering: &entering,
+                restores: names,
+                inputs: &inputs,
+                booleans: &booleans,
+                solved: &solved,
+            };
+            let it =
+                Newton { start: &start_text, gate: &gate_text, jac: &j_text, minus_f: &f_text, f_trial: &trial_text };
+            newton_text(&h, &it)
+        }
+    };
+    let iterated = linear_text.is_none();
     let function = parse_class(&text)?;
     let call_of = |k: usize| {
         let mut args = vec![exprs::number(&(k + 1).to_string())];
@@ -782,97 +1061,15 @@ fn emit(plan: &mut Plan, region: &Bdd, sys: Grown, step: &str, names: &[String])
             }
         }
     }
-    Ok(Built { function, replicas, sources })
-}
-
-/// An affine expression as its coefficients (by unknown) and its constant term; `None`
-/// if it is not affine in the unknowns (a product of two, a call of one, …).
-fn linear_parts(e: &Expr, is_unknown: &dyn Fn(&Expr) -> bool) -> Option<(BTreeMap<usize, Expr>, Expr)> {
-    use crate::syntax::ast::UnOp;
-    let zero = || exprs::number("0");
-    let free = |x: &Expr| {
-        let mut found = false;
-        exprs::for_each(x, &mut |y| found |= is_unknown(y));
-        !found
-    };
-    if let Some(u) = placeholder_of(e) {
-        return Some((BTreeMap::from([(u, exprs::number("1"))]), zero()));
-    }
-    if free(e) {
-        return Some((BTreeMap::new(), e.clone()));
-    }
-    let map = |(m, c): (BTreeMap<usize, Expr>, Expr), f: &dyn Fn(Expr) -> Expr| {
-        (m.into_iter().map(|(u, x)| (u, f(x))).collect::<BTreeMap<_, _>>(), f(c))
-    };
-    match &e.kind {
-        ExprKind::Unary(UnOp::Neg, x) => Some(map(linear_parts(x, is_unknown)?, &exprs::neg)),
-        ExprKind::Unary(UnOp::Plus, x) => linear_parts(x, is_unknown),
-        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), xs) => {
-            let (mut m, c) = linear_parts(&xs[0], is_unknown)?;
-            let (m2, c2) = linear_parts(&xs[1], is_unknown)?;
-            let op = *op;
-            for (u, x) in m2 {
-                let prev = m.remove(&u).unwrap_or_else(zero);
-                m.insert(u, binary(op, prev, x));
-            }
-            Some((m, binary(op, c, c2)))
+    // The stale states: their replicates in the region start from the system's values.
+    for (i, &(u, k)) in sys.stale.iter().enumerate() {
+        let v = VarId(u as u32);
+        let writer = plan.def(v, k, region).into_iter().find(|&(_, kk)| kk > k);
+        if let Some((w, _)) = writer
+            && let ExprKind::Name(t) = plan.written(w, v, k).kind
+        {
+            replicas.push((t.as_str().to_string(), call_of(unknowns.len() + i)));
         }
-        ExprKind::Binary(BinOp::Mul, xs) if free(&xs[0]) => {
-            let k = xs[0].clone();
-            Some(map(linear_parts(&xs[1], is_unknown)?, &|x| binary(BinOp::Mul, k.clone(), x)))
-        }
-        ExprKind::Binary(BinOp::Mul, xs) if free(&xs[1]) => {
-            let k = xs[1].clone();
-            Some(map(linear_parts(&xs[0], is_unknown)?, &|x| binary(BinOp::Mul, x, k.clone())))
-        }
-        ExprKind::Binary(BinOp::Div, xs) if free(&xs[1]) => {
-            let k = xs[1].clone();
-            Some(map(linear_parts(&xs[0], is_unknown)?, &|x| binary(BinOp::Div, x, k.clone())))
-        }
-        _ => None,
     }
-}
-
-/// The text of the restart function: A w = b assembled from its inputs, Gaussian
-/// elimination with partial pivoting (every loop bound a literal), the k-th unknown.
-fn function_text(
-    fname: &str,
-    entering: &str,
-    restores: &[String],
-    inputs: &[Expr],
-    solved: &[String],
-    a: &[String],
-    b: &[String],
-) -> String {
-    let n = a.len();
-    let esc = |s: &str| s.replace('\\', "/").replace('"', "'");
-    let mut t = format!(
-        "function {fname} \"restart system entering `{}` (paper 000 §5.1; restores {}): unknown k of A w = b, from the left limits\"\n",
-        esc(entering),
-        esc(&restores.join(" "))
-    );
-    t.push_str("  input Integer k \"which unknown\";\n");
-    for (i, x) in inputs.iter().enumerate() {
-        t.push_str(&format!("  input Real in{} \"{}\";\n", i + 1, esc(&expr_to_string(x))));
-    }
-    t.push_str(&format!(
-        "  output Real wk \"unknown k: {}\";\nprotected\n  Real M[{n}, {n}];\n  Real r[{n}];\n  Real w[{n}];\n  Integer p;\n  Real t;\nalgorithm\n",
-        esc(&solved.join(" "))
-    ));
-    t.push_str(&format!("  M := {{{}}};\n  r := {{{}}};\n", a.join(", "), b.join(", ")));
-    t.push_str(&format!(
-        "  for c in 1:{n} loop\n    p := c;\n    for i in 1:{n} loop\n      if i > c and abs(M[i, c]) > abs(M[p, c]) then\n        p := i;\n      end if;\n    end for;\n    for j in 1:{n} loop\n      t := M[c, j];\n      M[c, j] := M[p, j];\n      M[p, j] := t;\n    end for;\n    t := r[c];\n    r[c] := r[p];\n    r[p] := t;\n    for i in 1:{n} loop\n      if i > c then\n        t := M[i, c] / M[c, c];\n        for j in 1:{n} loop\n          M[i, j] := M[i, j] - t * M[c, j];\n        end for;\n        r[i] := r[i] - t * r[c];\n      end if;\n    end for;\n  end for;\n"
-    ));
-    t.push_str(&format!(
-        "  for q in 1:{n} loop\n    t := r[{m} - q];\n    for j in 1:{n} loop\n      if j > {m} - q then\n        t := t - M[{m} - q, j] * w[j];\n      end if;\n    end for;\n    w[{m} - q] := t / M[{m} - q, {m} - q];\n  end for;\n  wk := w[k];\nend {fname};\n",
-        m = n + 1
-    ));
-    t
-}
-
-/// The one class of a generated text (an internal error, never a panic, if it does not parse).
-fn parse_class(text: &str) -> Result<ClassDef, String> {
-    let def = crate::syntax::parse(text)
-        .map_err(|e| format!("internal error: the restart function does not parse ({e:?})"))?;
-    def.classes.into_iter().next().ok_or_else(|| "internal error: no restart function".to_string())
+    Ok(Built { function, replicas, sources, iterated })
 }
