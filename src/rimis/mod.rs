@@ -277,7 +277,15 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         prepared.push(Some(sections::prepare(&mut plan, b, &ctx)?));
     }
     let guarded: Vec<bool> = prepared.iter().map(|p| p.as_ref().is_some_and(|p| p.guarded)).collect();
-    let mut held = held::Held::new(&plan, &src.kept, &guarded);
+    let starts = mdae
+        .vars
+        .iter()
+        .filter_map(|v| {
+            let start = src.modifier(&v.name, "start")?;
+            exprs::is_number(start).then(|| (v.name.to_string(), start.clone()))
+        })
+        .collect();
+    let mut held = held::Held::new(&plan, &src.kept, &guarded, starts);
     // The parts whose modes the model cannot start in take their held values first: two
     // blocks that would hold each other's values (a loop) cannot both, and the one entered
     // first at a mode change is one the model does not start in (campaign seed 9155: the

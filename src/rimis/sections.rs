@@ -162,13 +162,16 @@ pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, p: Prepared) -> V
     }
     // §4.7: outside its modes a nonlinear block, or one whose expressions are not
     // defined everywhere, holds the values of what it replicates there (`held.rs`).
-    let holds: Vec<Expr> =
-        writes.iter().map(|&(u, k)| held.value(plan, b, u, k).unwrap_or_else(|| number("0"))).collect();
-    let outside = if holds.iter().all(|h| matches!(&h.kind, ExprKind::Number(n) if n.as_str() == "0")) {
+    let others: Vec<Option<Expr>> = writes.iter().map(|&(u, k)| held.value(plan, b, u, k)).collect();
+    let outside = if others.iter().any(Option::is_some) {
+        "outside its modes it holds the other writers' values"
+    } else if writes.iter().all(|&(u, k)| exprs::is_zero(&held.fallback(plan, u, k))) {
         "trivial outside its modes"
     } else {
-        "outside its modes it holds the other writers' values"
+        "outside its modes it holds its start values"
     };
+    let holds: Vec<Expr> =
+        others.into_iter().zip(&writes).map(|(h, &(u, k))| h.unwrap_or_else(|| held.fallback(plan, u, k))).collect();
     let mut item = Item::new(guarded(plan.expr(&local), out, &written, &holds));
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
     item.comment = Some(format!("{label} ({why}: {outside}, paper 000 §4.7)"));
