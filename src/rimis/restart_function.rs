@@ -32,6 +32,29 @@ pub(super) struct Header<'a> {
     pub solved: &'a [String],
 }
 
+impl Header<'_> {
+    /// `function … input … output … protected <locals> algorithm`, documented with `what`
+    /// the function solves.
+    fn declarations(&self, what: &str, locals: &str) -> String {
+        let esc = |s: &str| s.replace('\\', "/").replace('"', "'");
+        let mut t = format!(
+            "function {} \"restart system entering `{}` (paper 000 §5.1; restores {}): unknown k of {what}\"\n",
+            self.fname,
+            esc(self.entering),
+            esc(&self.restores.join(" "))
+        );
+        t.push_str("  input Integer k \"which unknown\";\n");
+        for (i, x) in self.inputs.iter().enumerate() {
+            t.push_str(&input_decl(i, x, self.booleans, &esc));
+        }
+        t.push_str(&format!(
+            "  output Real wk \"unknown k: {}\";\nprotected\n{locals}algorithm\n",
+            esc(&self.solved.join(" "))
+        ));
+        t
+    }
+}
+
 /// An affine expression as its coefficients (by unknown) and its constant term; `None`
 /// if it is not affine in the unknowns (a product of two, a call of one, …).
 pub(super) fn linear_parts(e: &Expr, column: &dyn Fn(&Expr) -> Option<usize>) -> Option<(BTreeMap<usize, Expr>, Expr)> {
@@ -84,22 +107,10 @@ pub(super) fn linear_parts(e: &Expr, column: &dyn Fn(&Expr) -> Option<usize>) ->
 /// The text of the restart function: A w = b assembled from its inputs, Gaussian
 /// elimination with partial pivoting (every loop bound a literal), the k-th unknown.
 pub(super) fn function_text(h: &Header, a: &[String], b: &[String]) -> String {
-    let Header { fname, entering, restores, inputs, booleans, solved } = *h;
     let n = a.len();
-    let esc = |s: &str| s.replace('\\', "/").replace('"', "'");
-    let mut t = format!(
-        "function {fname} \"restart system entering `{}` (paper 000 §5.1; restores {}): unknown k of A w = b, from the left limits\"\n",
-        esc(entering),
-        esc(&restores.join(" "))
-    );
-    t.push_str("  input Integer k \"which unknown\";\n");
-    for (i, x) in inputs.iter().enumerate() {
-        t.push_str(&input_decl(i, x, booleans, &esc));
-    }
-    t.push_str(&format!(
-        "  output Real wk \"unknown k: {}\";\nprotected\n  Real M[{n}, {n}];\n  Real r[{n}];\n  Real w[{n}];\n  Integer p;\n  Real t;\nalgorithm\n",
-        esc(&solved.join(" "))
-    ));
+    let locals = format!("  Real M[{n}, {n}];\n  Real r[{n}];\n  Real w[{n}];\n  Integer p;\n  Real t;\n");
+    let mut t = h.declarations("A w = b, from the left limits", &locals);
+    let fname = h.fname;
     t.push_str(&format!("  M := {{{}}};\n  r := {{{}}};\n", a.join(", "), b.join(", ")));
     t.push_str(&elimination_text(n, "w", "  "));
     t.push_str(&format!("  wk := w[k];\nend {fname};\n"));
@@ -213,23 +224,13 @@ pub(super) struct Newton<'a> {
 }
 
 pub(super) fn newton_text(h: &Header, it: &Newton) -> String {
-    let Header { fname, entering, restores, inputs, booleans, solved } = *h;
     let Newton { start, gate, jac, minus_f, f_trial } = *it;
     let n = jac.len();
-    let esc = |s: &str| s.replace('\\', "/").replace('"', "'");
-    let mut t = format!(
-        "function {fname} \"restart system entering `{}` (paper 000 §5.1; restores {}): unknown k of F(w) = 0, by Newton's method from the left limits\"\n",
-        esc(entering),
-        esc(&restores.join(" "))
+    let locals = format!(
+        "  Real M[{n}, {n}];\n  Real r[{n}];\n  Real w[{n}];\n  Real w0[{n}];\n  Real dw[{n}];\n  Real wt[{n}];\n  Integer p;\n  Real t;\n  Real lam;\n  Real n0;\n  Real nt;\n  Boolean done;\n  Boolean acc;\n"
     );
-    t.push_str("  input Integer k \"which unknown\";\n");
-    for (i, x) in inputs.iter().enumerate() {
-        t.push_str(&input_decl(i, x, booleans, &esc));
-    }
-    t.push_str(&format!(
-        "  output Real wk \"unknown k: {}\";\nprotected\n  Real M[{n}, {n}];\n  Real r[{n}];\n  Real w[{n}];\n  Real w0[{n}];\n  Real dw[{n}];\n  Real wt[{n}];\n  Integer p;\n  Real t;\n  Real lam;\n  Real n0;\n  Real nt;\n  Boolean done;\n  Boolean acc;\nalgorithm\n",
-        esc(&solved.join(" "))
-    ));
+    let mut t = h.declarations("F(w) = 0, by Newton's method from the left limits", &locals);
+    let fname = h.fname;
     // rumoca 0.10.2 takes no loop inside an `if` of a function: once done (consistent at
     // the left limits, or converged), a step solves I dw = 0 and is not taken.
     let jac: Vec<String> = jac

@@ -858,6 +858,12 @@ fn old(plan: &mut Plan, u: VarId, k: u32, from_c: Option<usize>) -> Expr {
     }
 }
 
+/// A restart function's body before its declarations: A and b, or Newton's texts.
+enum Body {
+    Linear(Vec<String>, Vec<String>),
+    Newton { start: String, gate: String, jac: Vec<Vec<String>>, minus_f: Vec<String>, f_trial: Vec<String> },
+}
+
 /// What a built system adds: its function, and the restart value (a call of it) of each
 /// state that jumps, replicated per mode or kept as a source.
 struct Built {
@@ -950,7 +956,7 @@ fn emit(
     for r in &residuals {
         boolean_reads(r, &mut booleans);
     }
-    let text = match linear {
+    let body = match linear {
         Some(parts) => {
             // A first, then b: the inputs are numbered in the order they are read.
             let mut a_text = Vec::with_capacity(parts.len());
@@ -964,15 +970,7 @@ fn emit(
                 .into_iter()
                 .map(|(_, constant)| text_of(&symbolic::simplify(&exprs::neg(constant)), &mut inputs))
                 .collect();
-            let h = Header {
-                fname: &fname,
-                entering: &entering,
-                restores: names,
-                inputs: &inputs,
-                booleans: &booleans,
-                solved: &solved,
-            };
-            function_text(&h, &a_text, &b_text)
+            Body::Linear(a_text, b_text)
         }
         None => {
             let tol = tol.get_or_insert_with(|| plan.namer.fresh("consistency_tolerance")).clone();
@@ -1017,17 +1015,21 @@ fn emit(
                 .iter()
                 .map(|r| expr_to_string(&w_in(&local(&symbolic::simplify(r), &mut inputs), "wt")))
                 .collect();
-            let h = Header {
-                fname: &fname,
-                entering: &entering,
-                restores: names,
-                inputs: &inputs,
-                booleans: &booleans,
-                solved: &solved,
-            };
-            let it =
-                Newton { start: &start_text, gate: &gate_text, jac: &j_text, minus_f: &f_text, f_trial: &trial_text };
-            newton_text(&h, &it)
+            Body::Newton { start: start_text, gate: gate_text, jac: j_text, minus_f: f_text, f_trial: trial_text }
+        }
+    };
+    let h = Header {
+        fname: &fname,
+        entering: &entering,
+        restores: names,
+        inputs: &inputs,
+        booleans: &booleans,
+        solved: &solved,
+    };
+    let text = match &body {
+        Body::Linear(a, b) => function_text(&h, a, b),
+        Body::Newton { start, gate, jac, minus_f, f_trial } => {
+            newton_text(&h, &Newton { start, gate, jac, minus_f, f_trial })
         }
     };
     let iterated = linear_text.is_none();
