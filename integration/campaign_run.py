@@ -26,7 +26,9 @@ Classes per seed and simulator:
                        starts, a determined initial system) fails or is wrong in rumoca too, where
                        the output does: between the same two samples (two failures: the same
                        message) or with the same wrong values; only a mode that needs no equation
-                       differentiated counts (see proves()). Counted apart, like
+                       differentiated counts (see proves()); or rumoca's default (BDF)
+                       integrator failed its own interpolation check and the output passes with
+                       its other integrator (harness.BDF_SAMPLER_DEFECT). Counted apart, like
                        unchanged-both-fail. The record keeps the output's class and message
                        (output_class, output_detail) and every control's result (control); when no
                        control proves it the seed stays sim-fails/wrong.
@@ -360,9 +362,11 @@ def proves(c: dict) -> bool:
 
 
 def proven(s: dict) -> bool:
-    """A simulator-limit record whose control proves it (proves())."""
+    """A simulator-limit record whose control proves it (proves()), or whose output passes with
+    rumoca's other integrator where the default one failed its own check (`solver_retry`)."""
     p = (s.get("control") or {}).get("proof")
-    return s.get("class") == "simulator-limit" and bool(p) and proves(p)
+    retried = bool(s.get("solver_retry")) and "passes with" in (s.get("detail") or "")
+    return s.get("class") == "simulator-limit" and (retried or (bool(p) and proves(p)))
 
 
 def accepted(s: dict) -> bool:
@@ -446,6 +450,14 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None) ->
                     elif r["time_reached"] is not None:
                         where = f" [at t = {r['time_reached']:g}]"
                     r["class"], r["detail"] = "sim-fails", (o["message"] or o["status"]) + where
+            if sim == "rumoca" and o.get("solver_retry") and r["class"] == "pass":
+                # rumoca's BDF integrator failed its own check (harness.BDF_SAMPLER_DEFECT); the
+                # output passes with its other integrator: the simulator's failure, counted apart.
+                r["solver_retry"] = o["solver_retry"]
+                r["class"] = "simulator-limit"
+                r["detail"] = (f"rumoca's BDF integrator failed its own interpolation check "
+                               f"({normalise(o['solver_retry']['default_message'])[:100]}); the output passes "
+                               f"with its {o['solver_retry']['solver']} integrator")
             if sim == "rumoca" and r["class"] in CONTROLLED:
                 apply_controls(model, r, o, out, Path(tmp))
             rec["sims"][sim] = r
@@ -566,6 +578,8 @@ def group_message(s: dict) -> str:
     fails and what the output was; the others by their normalised message."""
     if s["class"] == "wrong":
         return s.get("kind", "?")
+    if s["class"] == "simulator-limit" and s.get("solver_retry"):
+        return f"rumoca's BDF integrator check; output passes with {s['solver_retry']['solver']}"
     if s["class"] == "simulator-limit":
         p = (s.get("control") or {}).get("proof") or {}
         how = "wrong" if p.get("status") == "wrong" else normalise(p.get("message") or "?")

@@ -80,8 +80,14 @@ def run_sim(case, path: Path, model: str, sim: str) -> dict:
     # omc gets a solver tolerance that fits the checks (its default, 1e-6, is the size of
     # the tightest checks); rumoca keeps its own defaults, which the sidecars were written for.
     options = {"tolerance": case.solver_tolerance()} if sim == "omc" else {}
-    return harness.simulate(path, model, case.stop_time, case.output_times(), simulator=sim,
-                            dt=case.dt, trajectory=True, **options)
+    rec = harness.simulate(path, model, case.stop_time, case.output_times(), simulator=sim,
+                           dt=case.dt, trajectory=True, **options)
+    if rec.get("solver_retry"):
+        r = rec["solver_retry"]
+        print(f"  NOTE: rumoca's default (BDF) integrator failed its own interpolation check on {rel(path)} "
+              f"({cases.first_line(r['default_message'])[:120]}); re-run with its {r['solver']} integrator "
+              f"(harness.BDF_SAMPLER_DEFECT)")
+    return rec
 
 
 # ---------------------------------------------------------------------------------------------
