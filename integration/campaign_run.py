@@ -9,6 +9,14 @@ solution at 21 times (t = 0, 0.1, ..., 2), within 1e-3*(1 + |exact|).
     .venv/bin/python integration/campaign_run.py --seeds 17..17 --simulator both -v
 
 Binary: --bin, else $MDAE_RIMIS_BIN, else target/ci/mdae-rimis. omc: $OMC or `omc` on PATH.
+
+--family impulse runs campaign_impulse.py's models instead (impulsive mode changes whose restart is
+known exactly: clutches engaged at known times, a point mass entering a rail at a known time), with
+the same classes and tolerance, every compared variable from the model's variables() (no per-mode
+controls: a failure stays sim-fails/wrong), records with "family": "impulse", and its own ratchet
+campaign/known_failures_impulse.toml (tied to campaign_impulse.IMPULSE_VERSION and a fingerprint of
+its seeds 0..199). Without --family nothing changes (the records have no family field).
+
 Classes per seed and simulator:
   pass                 every variable matches the exact solution at every sample time
   rejected             mdae-rimis exit 1 (its first error line)
@@ -57,6 +65,22 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import campaign_gen as gen  # noqa: E402
+import campaign_impulse as imp  # noqa: E402
+
+FAMILIES = ("smooth", "impulse")   # campaign_gen.py (the default), campaign_impulse.py
+
+
+def generate(seed: int, family: str = "smooth"):
+    return imp.generate(seed) if family == "impulse" else gen.generate(seed)
+
+
+def exact_vars(model) -> list:
+    """Every compared variable of a model: (name, exact value at t). campaign_gen: x1..xn from
+    their trajectories; campaign_impulse: its variables() (speeds, torques; positions, velocities,
+    the multiplier)."""
+    if hasattr(model, "variables"):
+        return model.variables()
+    return [(f"x{j + 1}", traj.value) for j, traj in enumerate(model.trajs)]
 
 CLASSES = ["pass", "unchanged-both-fail", "simulator-limit", "rejected", "tool-crash", "output-not-modelica",
            "sim-fails", "wrong"]
@@ -99,11 +123,10 @@ def compare(model: gen.Model, rec: dict) -> dict | None:
     """The worst violation {var, time, value, exact, error, first} or None when every sample is
     within tol; `first`: the earliest sample time at which some variable is off, and that variable."""
     worst, worst_ratio, first = None, 1.0, None
-    for j, traj in enumerate(model.trajs):
-        name = f"x{j + 1}"
+    for name, value in exact_vars(model):
         vals = rec.get("values", {}).get(name)
         for k, t in enumerate(TIMES):
-            exact = traj.value(t)
+            exact = value(t)
             v = vals[k] if vals is not None and k < len(vals) else None
             if v is None:
                 return {"var": name, "time": t, "value": None, "exact": exact,
@@ -125,6 +148,8 @@ def wrong_kind(model: gen.Model, w: dict) -> str:
     if w["value"] is None:
         return "a variable missing from the results"
     t, var = w["first"]["time"], w["first"]["var"]
+    if hasattr(model, "variables"):
+        return impulse_wrong_kind(model, t)
     if t == 0:
         fixed = model.starts[int(var[1:]) - 1][0] == "fixed"
         return "off from t = 0: a fixed start value not honoured" if fixed else "off from t = 0: initial values"
@@ -133,6 +158,24 @@ def wrong_kind(model: gen.Model, w: dict) -> str:
         kind = "state" if any(mv.kind == "state" and mv.switch_time == max(before) for mv in model.modevars) else "time"
         return f"off from the first sample after a mode switch ({kind} event)"
     return "off later inside a mode (drift)"
+
+
+def impulse_wrong_kind(model, t: float) -> str:
+    """wrong_kind for campaign_impulse: from t = 0, from the first sample after an engagement (the
+    impulsive restart) or a release (no impulse), or later."""
+    if t == 0:
+        return "off from t = 0"
+    before = [u for u in model.switch_times() if u < t]
+    if before and t - max(before) <= STOP_SAMPLE + 1e-9:
+        u = max(before)
+        engaging = model.on_rail(u) if model.family == "rail" else any(
+            c.engaged(u) and not c.engaged(u - 1e-9) for c in model.clutches)
+        return ("off from the first sample after an engagement (impulsive restart)" if engaging
+                else "off from the first sample after a release")
+    return "off later inside a mode (drift)"
+
+
+STOP_SAMPLE = gen.STOP_TIME / 20
 
 
 def compile_refused(sim: str, rec: dict) -> bool:
@@ -374,18 +417,25 @@ def accepted(s: dict) -> bool:
     return s["class"] in OK_CLASSES or proven(s)
 
 
-def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None) -> dict:
+def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None, family: str = "smooth") -> dict:
     """Everything about one seed (runs in its own process, see --one)."""
     import harness
 
     start = time.monotonic()
-    model = gen.generate(seed)
+    model = generate(seed, family)
     text = model.text()
-    rec = {"seed": seed, "n": model.n, "m": len(model.modevars), "lines": text.count("\n"),
-           "chars": len(text), "attempts": model.info["attempts"],
-           "max_index": max(m["index"] for m in model.info["modes"]),
-           "state_events": sum(mv.kind == "state" for mv in model.modevars),
-           "sims": {}}
+    if family == "impulse":
+        # no mode variables of campaign_gen's kind, no per-mode controls (below)
+        rec = {"seed": seed, "family": "impulse", "kind": model.family, "n": model.n,
+               "m": len(model.switch_times()), "lines": text.count("\n"), "chars": len(text),
+               "attempts": model.info["attempts"], "max_index": 3 if model.family == "rail" else 2,
+               "state_events": 0, "features": sorted(imp.features(model)), "sims": {}}
+    else:
+        rec = {"seed": seed, "n": model.n, "m": len(model.modevars), "lines": text.count("\n"),
+               "chars": len(text), "attempts": model.info["attempts"],
+               "max_index": max(m["index"] for m in model.info["modes"]),
+               "state_events": sum(mv.kind == "state" for mv in model.modevars),
+               "sims": {}}
     with tempfile.TemporaryDirectory(prefix="mdae-campaign-") as tmp:
         src = Path(tmp) / "orig" / f"{model.name}.mo"
         out = Path(tmp) / "out" / f"{model.name}.mo"
@@ -458,7 +508,7 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None) ->
                 r["detail"] = (f"rumoca's BDF integrator failed its own interpolation check "
                                f"({normalise(o['solver_retry']['default_message'])[:100]}); the output passes "
                                f"with its {o['solver_retry']['solver']} integrator")
-            if sim == "rumoca" and r["class"] in CONTROLLED:
+            if sim == "rumoca" and r["class"] in CONTROLLED and family == "smooth":
                 apply_controls(model, r, o, out, Path(tmp))
             rec["sims"][sim] = r
         if keep and any(r["class"] not in OK_CLASSES for r in rec["sims"].values()):
@@ -474,10 +524,13 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None) ->
     return rec
 
 
-def run_one_subprocess(seed: int, binary: str, simulators: list[str], keep: str | None) -> dict:
+def run_one_subprocess(seed: int, binary: str, simulators: list[str], keep: str | None,
+                       family: str = "smooth") -> dict:
     """run_seed in a fresh interpreter (a simulator crash or hang costs this seed only)."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--one", str(seed), "--bin", binary,
            "--simulator", "both" if len(simulators) == 2 else simulators[0]]
+    if family != "smooth":
+        cmd += ["--family", family]
     if keep:
         cmd += ["--keep", keep]
     # Its own process group: what a simulator leaves behind (omc's simulation executable outlives
@@ -517,10 +570,10 @@ def parse_seeds(spec: str) -> list[int]:
 
 
 def run_campaign(seeds: list[int], binary: str, simulators: list[str], jobs: int = 2,
-                 keep: str | None = None, progress=None) -> list[dict]:
+                 keep: str | None = None, progress=None, family: str = "smooth") -> list[dict]:
     records = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(run_one_subprocess, s, binary, simulators, keep): s for s in seeds}
+        futs = {ex.submit(run_one_subprocess, s, binary, simulators, keep, family): s for s in seeds}
         for f in concurrent.futures.as_completed(futs):
             rec = f.result()
             records.append(rec)
@@ -635,7 +688,8 @@ def git_describe() -> str:
         return "?"
 
 
-def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, binary: str, elapsed: float) -> str:
+def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, binary: str, elapsed: float,
+                     family: str = "smooth") -> str:
     import harness  # noqa: F401  (the versions)
     versions = {}
     for sim in sims:
@@ -645,6 +699,8 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
         else:
             versions[sim] = "omc (" + (harness.find_omc() or "?") + ")"
     n = len(records)
+    if family == "impulse":
+        return impulse_results_markdown(records, sims, seeds_spec, binary, elapsed, versions)
     out = [
         "# Exact-solution campaign (issue 29 point 3)",
         "",
@@ -714,6 +770,54 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
     return "\n".join(out) + "\n"
 
 
+def impulse_results_markdown(records, sims, seeds_spec, binary, elapsed, versions) -> str:
+    """results_markdown for --family impulse (campaign_impulse.py; no per-mode controls)."""
+    n = len(records)
+    out = [
+        "# Impulsive-restart campaign (issue 29: restarts known exactly)",
+        "",
+        f"Generated by `integration/campaign_run.py --family impulse --seeds {seeds_spec}` on "
+        f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}: campaign_impulse.py "
+        f"v{imp.IMPULSE_VERSION}, mdae-rimis built from src/ at {git_describe()} (`{binary}`), "
+        + ", ".join(versions.values()) + (f"; {n} seeds in {elapsed:.0f} s." if elapsed is not None else "."),
+        "",
+        "Each seed is a model whose mode changes need an impulse, with a closed-form exact solution "
+        "(`campaign_impulse.py`): shafts coupled by ideal clutches engaged and released at known times "
+        "(engaging, the speeds jump to the momentum-conserving common speed), or a point mass entering "
+        "a straight rail at a known time (its velocity jumps along the rail's normal). The mdae-rimis "
+        f"output is simulated (output step {DT}) and every real variable is compared with the exact "
+        "solution at t = 0, 0.1, ..., 2 within 1e-3*(1 + |exact|) (no sample is within 0.01 of a switch).",
+        "",
+        "Models: " + ", ".join(f"{k}: {v}" for k, v in sorted(collections.Counter(
+            f"{r.get('kind')} n = {r.get('n')}" for r in records).items())) + ".",
+        "",
+    ]
+    for sim in sims:
+        sm = summarise(records, sim)
+        total = sum(sm["counts"].values())
+        out += [f"## {versions[sim]}", "", "| class | seeds | share |", "|---|---:|---:|"]
+        for c in CLASSES + sorted(set(sm["counts"]) - set(CLASSES)):
+            out.append(f"| {c} | {sm['counts'][c]} | {100 * sm['counts'][c] / max(total, 1):.1f}% |")
+        orig = collections.Counter(r["sims"][sim].get("orig_status", "-") for r in records if sim in r["sims"])
+        orig_pass = sum(1 for r in records if sim in r["sims"] and r["sims"][sim].get("orig_status") == "ok"
+                        and r["sims"][sim].get("orig_worst") is None)
+        out += ["", f"Originals in {sim} (information): " + ", ".join(f"{k} {v}" for k, v in sorted(orig.items()))
+                + f"; {orig_pass} of them match the exact solution.", ""]
+        if sm["groups"]:
+            out += ["| seeds | class | message | smallest examples |", "|---:|---|---|---|"]
+            for (cls, msg), recs in sorted(sm["groups"].items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                ex = ", ".join(str(r["seed"]) for r in sorted(recs, key=size_key)[:4])
+                out.append(f"| {len(recs)} | {cls} | {msg.replace('|', '/')} | {ex} |")
+            groups = sorted(sm["groups"].items(), key=lambda kv: -len(kv[1]))
+            for (cls, _), recs in groups[:4]:
+                r = min(recs, key=size_key)
+                out += ["", f"#### {cls}: seed {r['seed']} (the smallest of a group of {len(recs)})", "",
+                        f"- what goes wrong: {r['sims'][sim]['detail'][:600]}", "", "```modelica",
+                        imp.generate(r["seed"]).text().rstrip(), "```"]
+            out.append("")
+    return "\n".join(out) + "\n"
+
+
 def control_example(r: dict, s: dict) -> list[str]:
     """For a simulator-limit example: the control that fails, as rumoca runs it."""
     p = (s.get("control") or {}).get("proof")
@@ -729,16 +833,21 @@ def control_example(r: dict, s: dict) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 KNOWN_FAILURES = HERE / "campaign" / "known_failures.toml"
+KNOWN_FAILURES_IMPULSE = HERE / "campaign" / "known_failures_impulse.toml"
 FINGERPRINT_SEEDS = range(0, 200)
 
 
-def fingerprint(seeds=FINGERPRINT_SEEDS) -> str:
+def fingerprint(seeds=FINGERPRINT_SEEDS, family: str = "smooth") -> str:
     """sha256 (16 hex digits) of the model texts of `seeds`: the known failures are about these texts."""
     import hashlib
     h = hashlib.sha256()
     for s in seeds:
-        h.update(gen.generate(s).text().encode())
+        h.update(generate(s, family).text().encode())
     return h.hexdigest()[:16]
+
+
+def generator_version(family: str = "smooth") -> int:
+    return imp.IMPULSE_VERSION if family == "impulse" else gen.GENERATOR_VERSION
 
 
 def load_known(path: Path = KNOWN_FAILURES) -> dict:
@@ -775,9 +884,9 @@ def ratchet(records: list[dict], known: dict[int, dict], sim: str) -> list[str]:
     return problems
 
 
-def known_draft(records: list[dict], sims: list[str]) -> str:
+def known_draft(records: list[dict], sims: list[str], family: str = "smooth") -> str:
     """TOML entries for the seeds that are not accepted (to review, not to paste blindly)."""
-    out = [f"generator = {gen.GENERATOR_VERSION}", f'fingerprint = "{fingerprint()}"', ""]
+    out = [f"generator = {generator_version(family)}", f'fingerprint = "{fingerprint(family=family)}"', ""]
     for sim in sims:
         out.append(f"[{sim}]")
         for r in records:
@@ -804,6 +913,9 @@ def main(argv=None) -> int:
     ap.add_argument("--from-json", metavar="FILE", nargs="+",
                     help="run nothing: summarise the records of earlier --json runs (merged per seed, e.g. a "
                          "rumoca run and an omc run) and write --results/--known-failures-draft from them")
+    ap.add_argument("--family", choices=FAMILIES, default="smooth",
+                    help="smooth: campaign_gen.py (the default); impulse: campaign_impulse.py (impulsive restarts "
+                         "known exactly; no per-mode controls; ratchet campaign/known_failures_impulse.toml)")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--note", default="", help="a sentence added to the results' header (e.g. the runs' times)")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per seed")
@@ -814,7 +926,7 @@ def main(argv=None) -> int:
         # the worker: JSON on the real stdout, anything the simulators print goes to stderr
         real = os.fdopen(os.dup(1), "w")
         os.dup2(2, 1)
-        rec = run_seed(a.one, binary, sims, a.keep)
+        rec = run_seed(a.one, binary, sims, a.keep, a.family)
         real.write(json.dumps(rec, default=str) + "\n")
         real.flush()
         return 0
@@ -828,14 +940,17 @@ def main(argv=None) -> int:
                 m = merged.setdefault(r["seed"], {**r, "sims": {}})
                 m["sims"].update(r["sims"])
         records = [merged[k] for k in sorted(merged)]
+        if any(r.get("family") == "impulse" for r in records):
+            a.family = "impulse"
         sims = [s for s in ("rumoca", "omc") if any(s in r["sims"] for r in records)]
         spec = f"{records[0]['seed']}..{records[-1]['seed']}" if records else ""
         print(table_text(records, sims))
         if a.known_failures_draft:
-            Path(a.known_failures_draft).write_text(known_draft(records, sims))
+            Path(a.known_failures_draft).write_text(known_draft(records, sims, a.family))
         if a.results:
-            text = results_markdown(records, sims, spec, binary, None)
-            text = text.replace(f"`integration/campaign_run.py --seeds {spec}`",
+            text = results_markdown(records, sims, spec, binary, None, a.family)
+            fam = "--family impulse " if a.family == "impulse" else ""
+            text = text.replace(f"`integration/campaign_run.py {fam}--seeds {spec}`",
                                 "`integration/campaign_run.py --from-json " + " ".join(Path(f).name for f in a.from_json)
                                 + "` (" + ", ".join(f"{s}: {sum(1 for r in records if s in r['sims'])} seeds"
                                                      for s in sims) + ")")
@@ -861,17 +976,17 @@ def main(argv=None) -> int:
         elif done % 50 == 0 or done == total:
             print(f"  {done}/{total} seeds, {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
 
-    records = run_campaign(seeds, binary, sims, a.jobs, a.keep, progress)
+    records = run_campaign(seeds, binary, sims, a.jobs, a.keep, progress, a.family)
     elapsed = time.monotonic() - start
     print(table_text(records, sims))
     print(f"campaign: {len(records)} seeds, {elapsed:.0f} s")
     if a.json:
         Path(a.json).write_text(json.dumps(records, indent=0, default=str))
     if a.known_failures_draft:
-        Path(a.known_failures_draft).write_text(known_draft(records, sims))
+        Path(a.known_failures_draft).write_text(known_draft(records, sims, a.family))
         print(f"wrote {a.known_failures_draft}")
     if a.results:
-        Path(a.results).write_text(results_markdown(records, sims, a.seeds, binary, elapsed))
+        Path(a.results).write_text(results_markdown(records, sims, a.seeds, binary, elapsed, a.family))
         print(f"wrote {a.results}")
     return 0
 
