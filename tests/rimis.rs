@@ -744,13 +744,16 @@ fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
     assert!(out.contains("    lambda_2 = lambda_1;\n"), "{out}");
     let out = rewritten_with_guarantee("HeldByTheBlockEnteredFirst.mo");
     assert!(out.contains("    x1_p_2 = 0;\n    x2_2 = x2_1;\n"), "{out}");
-    // Where no other writer's value can be read, a value holds its declared start (x2's is
-    // 1), the user's guess of where the solve begins (HeldAtTheStartValue: 0 was the
-    // block's other root at t = 0); a derivative holds 0 (its state replicate stays put).
+    // Where no other writer's value can be read, a value of a block of a mode the model
+    // starts in holds its declared start (x2's is 1: where the initialisation may begin its
+    // solve; HeldAtTheStartValue: 0 was the block's other root at t = 0); a derivative
+    // holds 0 (its state replicate stays put); a block entered later holds 0 (seed 465).
     assert!(out.contains("    x1_1 = x1_2;\n    x2_1 = 1;\n"), "{out}");
     let out = rewritten_with_guarantee("HeldAtTheStartValue.mo");
-    assert!(out.contains("(nonlinear: outside its modes it holds its start values, paper 000 §4.7)"), "{out}");
+    assert!(out.contains("outside its modes it holds its start values, the model may start in them"), "{out}");
     assert!(out.contains("    x3_3 = 0.8;\n"), "{out}");
+    let out = rewritten_with_guarantee("HeldZeroWhenEnteredLater.mo");
+    assert!(out.contains("    x3_1 = 0;\n"), "{out}");
 }
 
 // ------------------------------------------------------- the initial system

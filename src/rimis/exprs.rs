@@ -94,6 +94,16 @@ pub(crate) fn entered(cond: Expr) -> Expr {
 /// same event (`when b1 then … elsewhen not b1 then …`: "event condition equations did not
 /// converge with fixed pre", campaign seed 9863); omc takes both forms.
 pub(crate) fn rising(c: &Expr) -> Option<Expr> {
+    let before = match pre_of(c)?.kind {
+        ExprKind::Unary(UnOp::Not, x) => *x,
+        other => not(Expr { kind: other, span: Span::DUMMY }),
+    };
+    Some(binary(BinOp::And, c.clone(), before))
+}
+
+/// `c` on left limits: `pre` applied to each name of a condition over discrete mode
+/// variables (as [`rising`]); `None` where it reads anything else.
+pub(crate) fn pre_of(c: &Expr) -> Option<Expr> {
     fn pre_of(e: &Expr) -> Option<Expr> {
         Some(match &e.kind {
             ExprKind::Name(_) => call("pre", vec![e.clone()]),
@@ -107,11 +117,7 @@ pub(crate) fn rising(c: &Expr) -> Option<Expr> {
             _ => return None,
         })
     }
-    let before = match pre_of(c)?.kind {
-        ExprKind::Unary(UnOp::Not, x) => *x,
-        other => not(Expr { kind: other, span: Span::DUMMY }),
-    };
-    Some(binary(BinOp::And, c.clone(), before))
+    pre_of(c)
 }
 
 /// `reinit(target, value);`

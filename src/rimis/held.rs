@@ -10,10 +10,8 @@
 //! a multiplexer on their conditions.
 //!
 //! Input: the [`Plan`] with its parts. Output: per written variable, the expression to
-//! hold, or `None`: then [`Held::fallback`], the variable's declared start value for a value
-//! (u^(0): the user's guess of where the solve starts, campaign seed 9167, where 0 was the
-//! block's other root at t = 0 and rumoca's initialisation went on from it), else 0 (a
-//! derivative: the state replicate it feeds stays where it is).
+//! hold, or `None` (then 0, as before; a block of a mode the model starts in holds its
+//! values' declared starts instead, `sections::hold_starts`).
 //!
 //! Invariant: no loop in the output's single-mode structure, algebraic or through a
 //! discrete variable. Reading another writer p adds the dependency p → b. Where p writes a
@@ -49,19 +47,17 @@ pub(crate) struct Held {
     parts: usize,
     /// The mode of each BDD variable of the mode space.
     mode_of: BTreeMap<biodivine_lib_bdd::BddVariable, usize>,
-    /// The declared start values of the real variables that are numbers (`fallback`).
-    starts: BTreeMap<String, Expr>,
 }
 
 impl Held {
     /// The graph of the plan's parts and modes before any §4.7 guard reads another writer;
     /// `kept` are the input's equations that are not real mDAE equations (mode equations,
     /// when-equations, asserts).
-    pub(crate) fn new(plan: &Plan, kept: &[Equation], guarded: &[bool], starts: BTreeMap<String, Expr>) -> Held {
+    pub(crate) fn new(plan: &Plan, kept: &[Equation], guarded: &[bool]) -> Held {
         let n = plan.part_block.len();
         let space = &plan.cdg.space;
         let mode_of = space.mode_vars.iter().enumerate().map(|(m, &v)| (v, m)).collect();
-        let mut held = Held { succ: vec![Vec::new(); n + space.mode_vars.len()], parts: n, mode_of, starts };
+        let mut held = Held { succ: vec![Vec::new(); n + space.mode_vars.len()], parts: n, mode_of };
         for r in 0..n {
             let cond = plan.cond(plan.part_cond[r]).clone();
             // A part written without the §4.7 guard is computed in every mode: it does not
@@ -128,13 +124,6 @@ impl Held {
         let mut ms: Vec<usize> = c.g().support_set().iter().filter_map(|v| self.mode_of.get(v).copied()).collect();
         ms.sort_unstable();
         ms
-    }
-
-    /// What a replicate of u^(k) holds where no other writer's value can be read (module
-    /// header): u's declared start value for k = 0, else 0.
-    pub(crate) fn fallback(&self, plan: &Plan, u: VarId, k: u32) -> Expr {
-        let start = (k == 0).then(|| self.starts.get(plan.mdae.vars[u.index()].name.as_str())).flatten();
-        start.cloned().unwrap_or_else(|| crate::rimis::exprs::number("0"))
     }
 
     /// What part `b`'s replicate of u^(k) holds outside cond(b) (module header).
