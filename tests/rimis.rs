@@ -734,7 +734,7 @@ fn a_derivative_under_an_if_is_solved_in_the_output() {
 /// do not read `gamma`, and the rope's tension reaching `gamma`'s switch closes no loop
 /// (before the held graph knew which parts are guarded it held 0). Of two blocks that
 /// would hold each other's values, the one the model does not start in holds
-/// (HeldByTheBlockEnteredFirst), the other at its start value; `rewritten_with_guarantee` checks that no block merges
+/// (HeldByTheBlockEnteredFirst); `rewritten_with_guarantee` checks that no block merges
 /// with another (paper 000 §4.2).
 #[test]
 fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
@@ -744,14 +744,8 @@ fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
     assert!(out.contains("    lambda_2 = lambda_1;\n"), "{out}");
     let out = rewritten_with_guarantee("HeldByTheBlockEnteredFirst.mo");
     assert!(out.contains("    x1_p_2 = 0;\n    x2_2 = x2_1;\n"), "{out}");
-    // Where no other writer's value can be read, a value of a block of a mode the model
-    // starts in holds its declared start (x2's is 1: where the initialisation may begin its
-    // solve; HeldAtTheStartValue: 0 was the block's other root at t = 0); a derivative
-    // holds 0 (its state replicate stays put); a block entered later holds 0 (seed 465).
-    assert!(out.contains("    x1_1 = x1_2;\n    x2_1 = 1;\n"), "{out}");
-    let out = rewritten_with_guarantee("HeldAtTheStartValue.mo");
-    assert!(out.contains("outside its modes it holds its start values, the model may start in them"), "{out}");
-    assert!(out.contains("    x3_3 = 0.8;\n"), "{out}");
+    // Where no other writer's value can be read, 0 (not the start value: seed 465).
+    assert!(out.contains("    x1_1 = x1_2;\n    x2_1 = 0;\n"), "{out}");
     let out = rewritten_with_guarantee("HeldZeroWhenEnteredLater.mo");
     assert!(out.contains("    x3_1 = 0;\n"), "{out}");
 }

@@ -24,15 +24,6 @@ pub(crate) fn number(s: &str) -> Expr {
     Expr { kind: ExprKind::Number(text(s)), span: Span::DUMMY }
 }
 
-/// A numeric literal, or its negation.
-pub(crate) fn is_number(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Number(_) => true,
-        ExprKind::Unary(UnOp::Neg | UnOp::Plus, x) => matches!(x.kind, ExprKind::Number(_)),
-        _ => false,
-    }
-}
-
 /// The literal 0 (as written: `0`, `0.0`).
 pub(crate) fn is_zero(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Number(n) if n.parse::<f64>() == Ok(0.0))

@@ -10,8 +10,12 @@
 //! a multiplexer on their conditions.
 //!
 //! Input: the [`Plan`] with its parts. Output: per written variable, the expression to
-//! hold, or `None` (then 0, as before; a block of a mode the model starts in holds its
-//! values' declared starts instead, `sections::hold_starts`).
+//! hold, or `None` (then 0, as before). Not the variable's declared start instead: tried
+//! (campaign seeds 9167, 6622 right from t = 0 with it), it made the solve at an entry land
+//! on another root (seed 465, HeldZeroWhenEnteredLater), and, held by a block of the mode
+//! the model starts in, it turned the guard that had just entered the next mode back
+//! (`x2_1 < 0.5466` false again with x2_1 = 1: rumoca's event iteration did not converge,
+//! 8 seeds such as 385); more seeds lost than won, both ways.
 //!
 //! Invariant: no loop in the output's single-mode structure, algebraic or through a
 //! discrete variable. Reading another writer p adds the dependency p → b. Where p writes a

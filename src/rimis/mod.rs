@@ -303,9 +303,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         let p = prepared[b].take().expect("each part is written once");
         by_part[b] = sections::repl(&mut plan, &mut held, b, p);
     }
-    let mut part_items: Vec<std::ops::Range<usize>> = Vec::with_capacity(by_part.len());
     for (b, items) in by_part.into_iter().enumerate() {
-        part_items.push(repl.len()..repl.len() + items.len());
         let mut used = std::collections::BTreeSet::new();
         for it in &items {
             collect_names(&it.equation, &mut used);
@@ -532,28 +530,6 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
             _ => None,
         })
         .collect();
-    // The guarded parts of the modes the model starts in hold their values' start values
-    // (`sections::hold_starts`).
-    if !initial_modes.is_empty() {
-        let at_t0 = plan.modes_where(&initial_modes).0.g().clone();
-        for (b, range) in part_items.iter().enumerate() {
-            if !guarded[b] || plan.cond(plan.part_cond[b]).g().and(&at_t0).is_false() {
-                continue;
-            }
-            let mut starts = BTreeMap::new();
-            for &(u, k) in cdg.blocks.get(plan.part_block[b]).writes {
-                let name = mdae.var(u).name.to_string();
-                if let (0, Some(v)) = (k, src.modifier(&name, "start").filter(|v| exprs::is_number(v)))
-                    && let crate::syntax::ast::ExprKind::Name(r) = plan.written(b, u, 0).kind
-                {
-                    starts.insert(r.as_str().to_string(), v.clone());
-                }
-            }
-            for item in &mut repl[range.clone()] {
-                sections::hold_starts(item, &starts);
-            }
-        }
-    }
     let start = init::AtStart {
         values: &at_start,
         pre_known: &pre_known,

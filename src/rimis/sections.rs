@@ -164,40 +164,15 @@ pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, p: Prepared) -> V
     // defined everywhere, holds the values of what it replicates there (`held.rs`).
     let holds: Vec<Expr> =
         writes.iter().map(|&(u, k)| held.value(plan, b, u, k).unwrap_or_else(|| number("0"))).collect();
-    let outside =
-        if holds.iter().all(exprs::is_zero) { TRIVIAL } else { "outside its modes it holds the other writers' values" };
+    let outside = if holds.iter().all(exprs::is_zero) {
+        "trivial outside its modes"
+    } else {
+        "outside its modes it holds the other writers' values"
+    };
     let mut item = Item::new(guarded(plan.expr(&local), out, &written, &holds));
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
     item.comment = Some(format!("{label} ({why}: {outside}, paper 000 §4.7)"));
     vec![item]
-}
-
-const TRIVIAL: &str = "trivial outside its modes";
-
-/// A guarded part of a mode the model starts in (`mod.rs`, after the initial modes are
-/// known): where its else branch holds 0 for a value u^(0), it holds u's declared start
-/// (`starts`: replicate name → value) instead. Until the initialisation has settled the
-/// mode, a simulator may evaluate that branch and start the block's solve from what it
-/// holds: 0 may be another root (campaign seed 9167: `0.34*(x3 - f3)*x3 = …` at t = 0, where
-/// rumoca went on from 0 and x3 stayed there; omc started at 0.8). Only there: for a block
-/// entered later the held value is where its solve starts at the entry, and there the start
-/// value is no better a guess than 0 (seed 465 landed on another root from x3's start).
-pub(crate) fn hold_starts(item: &mut Item, starts: &std::collections::BTreeMap<String, Expr>) {
-    let EquationKind::If { else_branch: Some(els), .. } = &mut item.equation.kind else { return };
-    let mut changed = false;
-    for eq in els.iter_mut() {
-        if let EquationKind::Simple { lhs, rhs } = &mut eq.kind
-            && exprs::is_zero(rhs)
-            && let ExprKind::Name(n) = &lhs.kind
-            && let Some(v) = starts.get(n.as_str())
-        {
-            *rhs = v.clone();
-            changed = true;
-        }
-    }
-    if changed && let Some(c) = &mut item.comment {
-        *c = c.replace(TRIVIAL, "outside its modes it holds its start values, the model may start in them");
-    }
 }
 
 /// `l = r`, or, where it holds a written derivative `der(x)` under an if-expression and is
