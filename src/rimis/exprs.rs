@@ -33,6 +33,16 @@ pub(crate) fn boolean(b: bool) -> Expr {
     Expr { kind: ExprKind::Bool(b), span: Span::DUMMY }
 }
 
+/// A Boolean literal, or the one element of a `{…}` (the start of a subscripted mode
+/// variable, `Boolean inFlow[1](start = {false})`, TankPort).
+pub(crate) fn bool_literal(e: &Expr) -> Option<bool> {
+    match &e.kind {
+        ExprKind::Bool(v) => Some(*v),
+        ExprKind::Array(xs) if xs.len() == 1 => bool_literal(&xs[0]),
+        _ => None,
+    }
+}
+
 pub(crate) fn call(f: &str, args: Vec<Expr>) -> Expr {
     let args = FunctionArgs::List { positional: args.into(), named: Default::default() };
     let c = Call { function: Ident { text: text(f), span: Span::DUMMY }, args };

@@ -285,13 +285,20 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // and its solve landed on another root). Known here: the mode variables whose guard reads
     // only `time` and parameters.
     let mut order: Vec<usize> = (0..plan.part_block.len()).collect();
-    let early: Vec<(crate::mdae::ModeId, bool)> = init::mode_starts(&src, &src.mode_equations(), &[], &BTreeMap::new())
+    // Where the guard reads other unknowns, its value at the start values (a declared start
+    // of the mode variable first), as the output's initial mode is guessed later (campaign
+    // seed 4959: the block of `b1`, the initial mode, held the values of the block of
+    // `not b1`, which, entered at t = 1.04, held 0, a second root of its nonlinear system).
+    let decided = init::mode_starts(&src, &src.mode_equations(), &[], &BTreeMap::new());
+    let early: Vec<(crate::mdae::ModeId, bool)> = src
+        .mode_equations()
         .iter()
-        .filter_map(|(m, v)| match v.kind {
-            crate::syntax::ast::ExprKind::Bool(v) => {
-                Some((crate::mdae::ModeId(mdae.modes.iter().position(|x| &x.name == m)? as u32), v))
-            }
-            _ => None,
+        .filter_map(|(m, g)| {
+            let v = match decided.get(m).or_else(|| src.modifier(m, "start")) {
+                Some(e) => exprs::bool_literal(e)?,
+                None => init::guess_at_starts(&plan, &src, g, init::Reads::Starts)?,
+            };
+            Some((crate::mdae::ModeId(mdae.modes.iter().position(|x| &x.name == m)? as u32), v))
         })
         .collect();
     if !early.is_empty() {
@@ -538,6 +545,24 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     };
     let init = init::init_consistency(&mut plan, &src, &user, &start, &ctx)?;
     out.initial = init.items.clone();
+    // A guard fixpoint kept as a level equation is read on its left limit (`pre`) by its own
+    // equation, by the multiplexers and by the guards of the blocks of its loop. Its initial
+    // mode (its start value) is stated as `pre(m) = start`: rumoca 0.10.2 otherwise takes
+    // `pre(m)` = false in its first pass of the initial system, whose values of the blocks
+    // then held (0) are the next pass's Newton guesses, and a held 0 can be another root of
+    // the block (campaign seeds 9167, 6622). omc takes `pre(m)` = start anyway.
+    for m in &kept_level {
+        if user.contains(m) || src.modifier(m, "fixed").is_some() {
+            continue;
+        }
+        let Some(v) = mode_starts.get(m.as_str()).or_else(|| src.modifier(m, "start")).and_then(exprs::bool_literal)
+        else {
+            continue;
+        };
+        let mut item = Item::new(exprs::simple(exprs::call("pre", vec![exprs::name(m)]), exprs::boolean(v)));
+        item.comment = Some(format!("initial mode of `{m}` (read on its left limit): its start value"));
+        out.initial.push(item);
+    }
     let initial_checks: Vec<Item> =
         guessed.iter().filter(|(_, x)| x.2).map(|(m, (g, v, _))| init::initial_mode_assert(m, g, *v)).collect();
     unfixed.extend(init.freed.iter().cloned());
@@ -576,10 +601,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     out.elements = src.elements_without_fixed(&unfixed);
     source::Source::add_starts(&mut out.elements, &mode_starts);
     if let Some(tol) = &tolerance {
-        let doc = if restarts.iterated.is_empty() {
+        let doc = if restarts.functions.is_empty() {
             "relative tolerance of the consistency checks after mode changes without a restart (issue 14)"
         } else {
-            "relative tolerance of the consistency checks after mode changes (issue 14), and of the test that keeps the left limits where a nonlinear restart is not needed"
+            "relative tolerance of the consistency checks after mode changes (issue 14), and of the test that keeps the left limits where they are consistent already (no restart needed)"
         };
         out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));
     }

@@ -3,7 +3,9 @@
 //!
 //! - **Linear** (the impulsive variables enter linearly, the clutch and the rope of paper
 //!   000 §5): A w = b assembled from the inputs, Gaussian elimination with partial pivoting
-//!   (every loop bound a literal), the k-th unknown.
+//!   (every loop bound a literal), the k-th unknown; the left limits where the consistency
+//!   equations hold there already (one implicit step of `restart_step` from a consistent
+//!   state drifts by O(step) and can move a guard that has just crossed back over it).
 //! - **Nonlinear** (issue 29: `0.82*(x1 - f)*x1` in a consistency equation, campaign seed
 //!   9533): damped Newton's method on F(w) = 0 from the left limits, each step halved until
 //!   |F|₁ decreases (the Armijo condition), skipped where the consistency equations hold at
@@ -105,15 +107,19 @@ pub(super) fn linear_parts(e: &Expr, column: &dyn Fn(&Expr) -> Option<usize>) ->
 }
 
 /// The text of the restart function: A w = b assembled from its inputs, Gaussian
-/// elimination with partial pivoting (every loop bound a literal), the k-th unknown.
-pub(super) fn function_text(h: &Header, a: &[String], b: &[String]) -> String {
+/// elimination with partial pivoting (every loop bound a literal), the k-th unknown; the
+/// left limits `start` where `gate` (the consistency equations at the left limits) holds.
+pub(super) fn function_text(h: &Header, a: &[String], b: &[String], start: &str, gate: &str) -> String {
     let n = a.len();
-    let locals = format!("  Real M[{n}, {n}];\n  Real r[{n}];\n  Real w[{n}];\n  Integer p;\n  Real t;\n");
+    let locals = format!(
+        "  Real M[{n}, {n}];\n  Real r[{n}];\n  Real w[{n}];\n  Real w0[{n}];\n  Integer p;\n  Real t;\n  Boolean done;\n"
+    );
     let mut t = h.declarations("A w = b, from the left limits", &locals);
     let fname = h.fname;
+    t.push_str(&format!("  w0 := {start};\n  w := w0;\n  done := {gate};\n"));
     t.push_str(&format!("  M := {{{}}};\n  r := {{{}}};\n", a.join(", "), b.join(", ")));
     t.push_str(&elimination_text(n, "w", "  "));
-    t.push_str(&format!("  wk := w[k];\nend {fname};\n"));
+    t.push_str(&format!("  wk := if done then w0[k] else w[k];\nend {fname};\n"));
     t
 }
 

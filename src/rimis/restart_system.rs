@@ -860,7 +860,7 @@ fn old(plan: &mut Plan, u: VarId, k: u32, from_c: Option<usize>) -> Expr {
 
 /// A restart function's body before its declarations: A and b, or Newton's texts.
 enum Body {
-    Linear(Vec<String>, Vec<String>),
+    Linear { a: Vec<String>, b: Vec<String>, start: String, gate: String },
     Newton { start: String, gate: String, jac: Vec<Vec<String>>, minus_f: Vec<String>, f_trial: Vec<String> },
 }
 
@@ -956,6 +956,29 @@ fn emit(
     for r in &residuals {
         boolean_reads(r, &mut booleans);
     }
+    // Both kinds start from the left limits and keep them where the consistency equations
+    // hold there already (within the checks' tolerance): a consistent state stays where it
+    // is, so a guard that has just crossed is not moved back across its surface (campaign
+    // seed 4769: the O(restart_step) drift of one implicit step from consistent left limits
+    // moved `x2 - x1` back over its threshold at every crossing, an endless event loop).
+    let tol = tol.get_or_insert_with(|| plan.namer.fresh("consistency_tolerance")).clone();
+    let start: Vec<Expr> = orders.iter().map(|&(u, k)| call("pre", vec![plan.source(VarId(u as u32), k)])).collect();
+    let placeholder_or_pre =
+        |x: &Expr| column(x).is_some() || matches!(&x.kind, ExprKind::Call(c) if c.function.text.as_str() == "pre");
+    let gate: Option<Expr> = sys
+        .rows
+        .iter()
+        .zip(&residuals)
+        .filter(|(row, _)| row.at_switch.is_none())
+        .map(|(_, r)| {
+            let r = symbolic::simplify(r);
+            binary(
+                BinOp::Le,
+                call("abs", vec![r.clone()]),
+                binary(BinOp::Mul, name(&tol), super::checks::scale(&r, &placeholder_or_pre, &|_| None)),
+            )
+        })
+        .reduce(|a, b| binary(BinOp::And, a, b));
     let body = match linear {
         Some(parts) => {
             // A first, then b: the inputs are numbered in the order they are read.
@@ -970,42 +993,16 @@ fn emit(
                 .into_iter()
                 .map(|(_, constant)| text_of(&symbolic::simplify(&exprs::neg(constant)), &mut inputs))
                 .collect();
-            Body::Linear(a_text, b_text)
+            let start_text = row_text(&start, &mut inputs);
+            let gate_text = gate.as_ref().map_or_else(|| "false".to_string(), |g| text_of(g, &mut inputs));
+            Body::Linear { a: a_text, b: b_text, start: start_text, gate: gate_text }
         }
         None => {
-            let tol = tol.get_or_insert_with(|| plan.namer.fresh("consistency_tolerance")).clone();
-            // Newton starts from the left limits (declaring the sources it reads only here).
-            let start: Vec<Expr> =
-                orders.iter().map(|&(u, k)| call("pre", vec![plan.source(VarId(u as u32), k)])).collect();
             let jacobian = jacobian(&residuals, &placeholders, ctx).map_err(|e| {
                 format!("the restart system is not linear in its unknowns, and its Jacobian is not known ({e})")
             })?;
-            // No restart where the consistency equations hold at the left limits already
-            // (within the checks' tolerance): a consistent state stays where it is, so a
-            // guard that has just crossed is not moved back across its surface.
-            let placeholder_or_pre = |x: &Expr| {
-                column(x).is_some() || matches!(&x.kind, ExprKind::Call(c) if c.function.text.as_str() == "pre")
-            };
-            let gate: Vec<Expr> = sys
-                .rows
-                .iter()
-                .zip(&residuals)
-                .filter(|(row, _)| row.at_switch.is_none())
-                .map(|(_, r)| {
-                    let r = symbolic::simplify(r);
-                    binary(
-                        BinOp::Le,
-                        call("abs", vec![r.clone()]),
-                        binary(BinOp::Mul, name(&tol), super::checks::scale(&r, &placeholder_or_pre, &|_| None)),
-                    )
-                })
-                .collect();
-            let gate = gate.into_iter().reduce(|a, b| binary(BinOp::And, a, b));
             let start_text = row_text(&start, &mut inputs);
-            let gate_text = match gate {
-                Some(g) => text_of(&g, &mut inputs),
-                None => "false".to_string(),
-            };
+            let gate_text = gate.as_ref().map_or_else(|| "false".to_string(), |g| text_of(g, &mut inputs));
             let j_text: Vec<Vec<String>> =
                 jacobian.iter().map(|row| row.iter().map(|x| text_of(x, &mut inputs)).collect()).collect();
             let f_text: Vec<String> =
@@ -1027,7 +1024,7 @@ fn emit(
         solved: &solved,
     };
     let text = match &body {
-        Body::Linear(a, b) => function_text(&h, a, b),
+        Body::Linear { a, b, start, gate } => function_text(&h, a, b, start, gate),
         Body::Newton { start, gate, jac, minus_f, f_trial } => {
             newton_text(&h, &Newton { start, gate, jac, minus_f, f_trial })
         }
