@@ -33,10 +33,11 @@ Classes per seed and simulator:
                        visited mode (campaign_gen.control: that mode's equations alone, exact
                        starts, a determined initial system) fails or is wrong in rumoca too, where
                        the output does: between the same two samples (two failures: the same
-                       message) or with the same wrong values; only a mode that needs no equation
-                       differentiated counts (see proves()); or rumoca's default (BDF)
-                       integrator failed its own interpolation check and the output passes with
-                       its other integrator (harness.BDF_SAMPLER_DEFECT). Counted apart, like
+                       message) or with the same wrong values; a mode that needs an equation
+                       differentiated counts only with the same wrong values (see proves()); or rumoca's default (BDF)
+                       integrator failed its own interpolation check or stalled until the
+                       wall-time limit, and the output passes with its other integrator
+                       (harness.bdf_defect). Counted apart, like
                        unchanged-both-fail. The record keeps the output's class and message
                        (output_class, output_detail) and every control's result (control); when no
                        control proves it the seed stays sim-fails/wrong.
@@ -197,7 +198,10 @@ def compile_refused(sim: str, rec: dict) -> bool:
 #    nothing: the text, the machine's load, the results or the initial system may be at fault);
 #  - the mode needs no equation differentiated (the output of a higher-index mode is already
 #    index-reduced, its control is not: seeds 6235 and 1081, whose plain index-3/4 modes rumoca
-#    finds structurally singular while their outputs stop on their own consistency checks);
+#    finds structurally singular while their outputs stop on their own consistency checks) --
+#    or the control runs and is wrong with the output's own wrong values (seeds 5853, 7345: in
+#    `0 = (x2 - cos)*(1 - 0.93*x2) - 1.03*(x4 - g)` rumoca leaves the root x2 = cos(time) for
+#    1/0.93 in the control as in the output; a failure of such a control proves nothing);
 #  - its trouble is the output's (explains()): both leave the solution or fail between the same
 #    two samples (two failures: with the same message), or the output has the control's wrong
 #    values where it is first off. An output still right at a sample where the control was
@@ -288,7 +292,7 @@ def explains(model: gen.Model, c: dict, o: dict) -> str | None:
                    and abs(c["values"][f"x{j + 1}"][k] - o["values"][f"x{j + 1}"][ko]) <= tol(tr.value(t))
                    for j, tr in enumerate(model.trajs))
         if same and off_at(model, c["values"], k, t):
-            return f"the output has the control's wrong values at t = {t:g}"
+            return f"{SAME_VALUES} at t = {t:g}"
     return None
 
 
@@ -377,7 +381,7 @@ def apply_controls(model: gen.Model, r: dict, o: dict, out: Path, tmp: Path) -> 
     start = time.monotonic()
     results = [run_control(model, k, tmp) for k in range(len(model.modes))]
     outcome = {}
-    if any(c["status"] in PROOF and c.get("differentiated") is False for c in results):
+    if any(c["status"] in PROOF and (c.get("differentiated") is False or c["status"] == "wrong") for c in results):
         # where the output leaves the solution (only when a control could explain it: for sim-fails
         # it takes another run of the output, to the low end of its failure bracket)
         if r["class"] == "wrong":
@@ -398,15 +402,21 @@ def apply_controls(model: gen.Model, r: dict, o: dict, out: Path, tmp: Path) -> 
                        f"the output is {r['output_class']}: {r['output_detail']}")
 
 
+SAME_VALUES = "the output has the control's wrong values"
+
+
 def proves(c: dict) -> bool:
     """A control result that lays the output's failure on the simulator (see above): failed or
-    wrong, in a mode that needs no equation differentiated, and its trouble explains the output's."""
-    return c.get("status") in PROOF and c.get("differentiated") is False and bool(c.get("explains"))
+    wrong, in a mode that needs no equation differentiated, and its trouble explains the output's;
+    or, in a mode that does, wrong with the output's own wrong values."""
+    if c.get("status") not in PROOF or not c.get("explains"):
+        return False
+    return c.get("differentiated") is False or (c["status"] == "wrong" and c["explains"].startswith(SAME_VALUES))
 
 
 def proven(s: dict) -> bool:
     """A simulator-limit record whose control proves it (proves()), or whose output passes with
-    rumoca's other integrator where the default one failed its own check (`solver_retry`)."""
+    rumoca's other integrator where the default one failed its own check or stalled (`solver_retry`)."""
     p = (s.get("control") or {}).get("proof")
     retried = bool(s.get("solver_retry")) and "passes with" in (s.get("detail") or "")
     return s.get("class") == "simulator-limit" and (retried or (bool(p) and proves(p)))
@@ -505,7 +515,7 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None, fa
                 # output passes with its other integrator: the simulator's failure, counted apart.
                 r["solver_retry"] = o["solver_retry"]
                 r["class"] = "simulator-limit"
-                r["detail"] = (f"rumoca's BDF integrator failed its own interpolation check "
+                r["detail"] = (f"rumoca's BDF integrator {o['solver_retry']['defect']} "
                                f"({normalise(o['solver_retry']['default_message'])[:100]}); the output passes "
                                f"with its {o['solver_retry']['solver']} integrator")
             if sim == "rumoca" and r["class"] in CONTROLLED and family == "smooth":
@@ -632,7 +642,8 @@ def group_message(s: dict) -> str:
     if s["class"] == "wrong":
         return s.get("kind", "?")
     if s["class"] == "simulator-limit" and s.get("solver_retry"):
-        return f"rumoca's BDF integrator check; output passes with {s['solver_retry']['solver']}"
+        what = "stall" if "stalled" in (s["solver_retry"].get("defect") or "") else "check"
+        return f"rumoca's BDF integrator {what}; output passes with {s['solver_retry']['solver']}"
     if s["class"] == "simulator-limit":
         p = (s.get("control") or {}).get("proof") or {}
         how = "wrong" if p.get("status") == "wrong" else normalise(p.get("message") or "?")
@@ -718,7 +729,8 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
         "(each visited mode's equations alone, exact starts, a determined initial system, simulated over the "
         "mode's interval): if the control of a mode that needs no equation differentiated fails or is wrong "
         "where the output does (between the same two samples, two failures with the same message, or with "
-        "the output's wrong values), the seed is simulator-limit (counted apart, like unchanged-both-fail).",
+        "the output's wrong values), or the control of a mode that needs one is wrong with the output's own "
+        "wrong values, the seed is simulator-limit (counted apart, like unchanged-both-fail).",
         "",
     ]
     stats = collections.Counter()

@@ -196,7 +196,23 @@ def _base(simulator: str, path: Path, model: str, stop_time: float, dt: float,
 # The failure says nothing about the model: the run is repeated once with rumoca's other
 # integrator, and the record says so (`solver_retry`).
 BDF_SAMPLER_DEFECT = "accepted-interval left endpoint sampler state"
+# The same integrator can also stall: steps of ~1e-6 s until rumoca's wall-time limit, after a
+# time event that freezes every state while a nonlinear algebraic block with a second root across
+# a relation's threshold moves with time. Four equations of no tool show it
+# (`integration/rumoca_defects/BdfStall.mo`, checked by test_harness.py): the BDF run
+# times out, rk-like runs it in 0.1 s to its exact solution. A run that reaches the wall-time
+# limit is repeated once with rk-like too, and the record says so.
+BDF_STALL = "timeout after"
 RETRY_SOLVER = "rk-like"
+
+
+def bdf_defect(message: str) -> str | None:
+    """Which defect of rumoca's BDF integrator a failed run's message shows, if any."""
+    if BDF_SAMPLER_DEFECT in message:
+        return "failed its own interpolation check"
+    if BDF_STALL in message:
+        return "stalled until the wall-time limit"
+    return None
 
 
 def _rumoca_run(rumoca, file_in_tmp: Path, model: str, stop_time: float, dt: float,
@@ -249,8 +265,9 @@ def simulate_rumoca(path: Path, model: str, stop_time: float, output_times: list
                 return None, e
 
         result, err = attempt(stop_time)
-        if err is not None and BDF_SAMPLER_DEFECT in _error_message(err):
-            rec["solver_retry"] = {"solver": RETRY_SOLVER, "default_message": _error_message(err)}
+        if err is not None and bdf_defect(_error_message(err)):
+            rec["solver_retry"] = {"solver": RETRY_SOLVER, "default_message": _error_message(err),
+                                   "defect": bdf_defect(_error_message(err))}
             solver = RETRY_SOLVER
             result, err = attempt(stop_time)
         if err is not None:

@@ -84,9 +84,9 @@ def run_sim(case, path: Path, model: str, sim: str) -> dict:
                            dt=case.dt, trajectory=True, **options)
     if rec.get("solver_retry"):
         r = rec["solver_retry"]
-        print(f"  NOTE: rumoca's default (BDF) integrator failed its own interpolation check on {rel(path)} "
+        print(f"  NOTE: rumoca's default (BDF) integrator {r['defect']} on {rel(path)} "
               f"({cases.first_line(r['default_message'])[:120]}); re-run with its {r['solver']} integrator "
-              f"(harness.BDF_SAMPLER_DEFECT)")
+              f"(harness.bdf_defect)")
     return rec
 
 

@@ -64,6 +64,33 @@ class RumocaBackend(unittest.TestCase):
         print(f"  decay: x(1) = {x[2]!r} (exp(-1) = {math.exp(-1)!r}), low on at {ev[0]['time']!r} "
               f"(ln 2 = {math.log(2)!r}), {rec['elapsed_s']} s")
 
+    def test_bdf_stall_is_still_a_defect_of_rumoca(self):
+        """rumoca_defects/BdfStall.mo: the default integrator stalls until its wall-time limit
+        (the day it does not, this fails and harness.bdf_defect's stall retry can go); rk-like
+        runs it to x(2) = 0.75, v = 1."""
+        import rumoca
+
+        path = HERE / "rumoca_defects" / "BdfStall.mo"
+        with tempfile.TemporaryDirectory() as tmp:
+            local = Path(tmp) / path.name
+            local.write_text(path.read_text())
+            with self.assertRaises(BaseException) as stalled:
+                harness._rumoca_run(rumoca, local, "BdfStall", 2.0, 0.01, None, None, 3.0)
+            self.assertIn(harness.BDF_STALL, harness._error_message(stalled.exception))
+            r = harness._rumoca_run(rumoca, local, "BdfStall", 2.0, 0.01, None, None, 3.0,
+                                    solver=harness.RETRY_SOLVER)
+            data = r.to_dict()["data"]
+            self.assertAlmostEqual(float(data["x"][-1]), 0.75, delta=1e-9)
+            self.assertAlmostEqual(float(data["v"][-1]), 1.0, delta=1e-9)
+
+    def test_a_stalled_run_is_repeated_with_the_other_integrator(self):
+        rec = harness.simulate(HERE / "rumoca_defects" / "BdfStall.mo", "BdfStall", 2.0, [1.0, 2.0],
+                               dt=0.01, max_wall_seconds=3.0)
+        self.assertEqual(rec["status"], "ok", rec["message"])
+        self.assertEqual(rec["solver_retry"]["solver"], harness.RETRY_SOLVER)
+        self.assertEqual(rec["solver_retry"]["defect"], "stalled until the wall-time limit")
+        self.assertAlmostEqual(rec["values"]["x"][1], 0.75, delta=1e-9)
+
     def test_failure_reports_message(self):
         with tempfile.TemporaryDirectory() as tmp:
             rec = harness.simulate(write(tmp, "Bad.mo", NOT_COMPUTABLE), "Bad", 2.0, [1.0], dt=0.01)

@@ -344,7 +344,14 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         }
         d
     };
-    let level = with(&deps, &|_| false);
+    // The multiplexers made so far count too (a held value's or a derivative's by mode, read
+    // through `pre(m)` inside the loop: campaign seeds 606 and 3515, whose `b1 = x6 >= 0.0132`
+    // was left a plain level equation, read back across its threshold at every switch).
+    let mut with_muxes = deps.clone();
+    for (n, used) in plan.mux_deps() {
+        with_muxes.entry(n.clone()).or_default().extend(used.iter().cloned());
+    }
+    let level = with(&with_muxes, &|_| false);
     let fixpoints: Vec<String> = mode_eqs
         .iter()
         // (`reaches` never follows the target's own definition: no copy without it.)
