@@ -274,7 +274,9 @@ def simulate_rumoca(path: Path, model: str, stop_time: float, output_times: list
             rec["status"] = "failed"
             rec["message"] = _error_message(err)
             compile_like = type(err).__name__ in ("ParseError", "CompileError", "StructuralParamError")
-            if bracket_failure and not compile_like:
+            # A run stopped by the wall-time limit is not located in time: no bisection (each
+            # of its runs could take the limit again).
+            if bracket_failure and not compile_like and BDF_STALL not in rec["message"]:
                 rec["failure_bracket"] = _bracket(attempt, stop_time, dt, start_time)
             rec["elapsed_s"] = round(_time.monotonic() - start, 4)
             return rec

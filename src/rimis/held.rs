@@ -51,12 +51,6 @@ pub(crate) struct Held {
     parts: usize,
     /// The mode of each BDD variable of the mode space.
     mode_of: BTreeMap<biodivine_lib_bdd::BddVariable, usize>,
-    /// The modes on a loop of the graph before any value is held: guard fixpoints, whose
-    /// loops `left_limits.rs` cuts in their real equations (`pre(m)`), so a held value
-    /// closes no loop through them (campaign seeds 4959, 6899: the block of the mode
-    /// entered held 0, a second root of its nonlinear system, since its writer's value
-    /// seemed to reach it through `b1`, a guard fixpoint read on its left limit).
-    fixpoint: Vec<bool>,
 }
 
 impl Held {
@@ -67,12 +61,7 @@ impl Held {
         let n = plan.part_block.len();
         let space = &plan.cdg.space;
         let mode_of = space.mode_vars.iter().enumerate().map(|(m, &v)| (v, m)).collect();
-        let mut held = Held {
-            succ: vec![Vec::new(); n + space.mode_vars.len()],
-            parts: n,
-            mode_of,
-            fixpoint: vec![false; space.mode_vars.len()],
-        };
+        let mut held = Held { succ: vec![Vec::new(); n + space.mode_vars.len()], parts: n, mode_of };
         for r in 0..n {
             let cond = plan.cond(plan.part_cond[r]).clone();
             // A part written without the §4.7 guard is computed in every mode: it does not
@@ -124,7 +113,6 @@ impl Held {
                 }
             }
         }
-        held.fixpoint = (0..held.fixpoint.len()).map(|m| held.succ[n + m].iter().any(|&y| held.reaches(y, n + m))).collect();
         held
     }
 
@@ -152,21 +140,8 @@ impl Held {
             return None;
         }
         let others: Vec<(usize, u32)> = plan.def_in(u, k, &outside).into_iter().filter(|&(p, _)| p != b).collect();
-        let mut chosen: Vec<(usize, bool)> =
+        let chosen: Vec<(usize, bool)> =
             others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && self.reaches(b, p))).collect();
-        let mux = |held: &Held, chosen: &[(usize, bool)]| -> Vec<usize> {
-            let mut ms: Vec<usize> =
-                chosen.iter().flat_map(|&(p, _)| held.modes_of(plan.cond(plan.part_cond[p]))).collect();
-            ms.sort_unstable();
-            ms.dedup();
-            ms
-        };
-        // A multiplexer whose modes `b` reaches: one writer alone, a state replicate first
-        // (campaign seed 41: `x2_4 = x2_1` rather than 0).
-        if chosen.len() > 1 && mux(self, &chosen).iter().any(|&m| self.reaches(b, self.parts + m)) {
-            let one = chosen.iter().copied().find(|&(_, inst)| !inst).unwrap_or(chosen[0]);
-            chosen = vec![one];
-        }
         let mux_modes: Vec<usize> = if chosen.len() > 1 {
             let mut ms: Vec<usize> =
                 chosen.iter().flat_map(|&(p, _)| self.modes_of(plan.cond(plan.part_cond[p]))).collect();
@@ -203,9 +178,7 @@ impl Held {
             if x == to {
                 return true;
             }
-            // A guard fixpoint is read on its left limit inside its loops (`fixpoint`).
-            let cut = x != from && x >= self.parts && self.fixpoint[x - self.parts];
-            if !cut && !std::mem::replace(&mut seen[x], true) {
+            if !std::mem::replace(&mut seen[x], true) {
                 stack.extend(self.succ[x].iter().copied());
             }
         }
