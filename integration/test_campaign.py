@@ -324,6 +324,17 @@ class Controls(unittest.TestCase):
         c["explains"] = "in the same window"
         self.assertFalse(run.proves(c))
 
+    def test_a_differentiated_control_proves_only_with_the_same_wrong_values(self):
+        """A control of a mode that needs an equation differentiated proves a simulator limit only
+        when it runs and is wrong with the output's own wrong values; its failure, or a wrong run
+        merely in the same window, proves nothing (the control is not index-reduced)."""
+        same = f"{run.SAME_VALUES} at t = 1.1"
+        self.assertTrue(run.proves({"status": "wrong", "differentiated": True, "explains": same}))
+        self.assertFalse(run.proves({"status": "failed", "differentiated": True, "explains": same}))
+        self.assertFalse(run.proves({"status": "wrong", "differentiated": True, "explains": "in the same window"}))
+        self.assertTrue(run.proves({"status": "wrong", "differentiated": False, "explains": "in the same window"}))
+        self.assertFalse(run.proves({"status": "wrong", "differentiated": True, "explains": None}))
+
     def test_explains_needs_the_same_trouble(self):
         m = gen.generate(3919)
         wrong_vals = {"x1": [1 / 0.95], "x2": [-1.82 / (1 - 0.58 * (1 / 0.95 - m.trajs[0].value(0.6)))]}

@@ -286,9 +286,10 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // only `time` and parameters.
     let mut order: Vec<usize> = (0..plan.part_block.len()).collect();
     // Where the guard reads other unknowns, its value at the start values (a declared start
-    // of the mode variable first), as the output's initial mode is guessed later (campaign
-    // seed 4959: the block of `b1`, the initial mode, held the values of the block of
-    // `not b1`, which, entered at t = 1.04, held 0, a second root of its nonlinear system).
+    // of the mode variable first), as the output's initial mode is guessed later, so the
+    // parts of the modes the model starts in take their held values last there too. (With
+    // the reverted guard-fixpoint cut of held.rs this fixed campaign seed 4959; alone it does
+    // not: 4959 is still wrong, the block entered at t = 1.04 holds 0.)
     let decided = init::mode_starts(&src, &src.mode_equations(), &[], &BTreeMap::new());
     let early: Vec<(crate::mdae::ModeId, bool)> = src
         .mode_equations()
