@@ -206,6 +206,34 @@ BDF_STALL = "timeout after"
 RETRY_SOLVER = "rk-like"
 
 
+# rumoca 0.10.2 solves a nonlinear algebraic block that depends on a mode (under an `if`, or
+# with an if-expression) by Newton's method from the values committed at the last event, not
+# from the last accepted step: a root that moves far from there is lost for the other root
+# (`integration/rumoca_defects/FrozenNewtonSeed.mo`, checked by test_harness.py: two equations
+# under `if time < 5`, no event at all, the other root from t = 0.947). Every event commits a
+# new seed, so the same model with a do-nothing event every SEED_REFRESH_PERIOD seconds
+# (`seed_refresh`) tracks its root: the proof the campaign asks of an output wrong this way.
+SEED_REFRESH_PERIOD = 0.01
+SEED_REFRESH_TICK = "rumoca_seed_tick"
+
+
+def seed_refresh(text: str, period: float = SEED_REFRESH_PERIOD) -> str | None:
+    """The model `text` with a do-nothing event every `period` seconds (an Integer counting
+    `sample(0, period)`), which changes none of its variables; None if it has no top-level
+    `equation` section to put it in."""
+    lines = text.split("\n")
+    sections = [k for k, l in enumerate(lines) if l in ("equation", "initial equation")]
+    if "equation" not in lines:
+        return None
+    decl = (f"  Integer {SEED_REFRESH_TICK}(start = 0, fixed = true) \"a do-nothing event every {period:g} s "
+            f"(harness.seed_refresh)\";")
+    tick = f"  when sample(0, {period:g}) then\n    {SEED_REFRESH_TICK} = pre({SEED_REFRESH_TICK}) + 1;\n  end when;"
+    at = lines.index("equation")
+    lines.insert(at + 1, tick)
+    lines.insert(sections[0], decl)
+    return "\n".join(lines)
+
+
 def bdf_defect(message: str) -> str | None:
     """Which defect of rumoca's BDF integrator a failed run's message shows, if any."""
     if BDF_SAMPLER_DEFECT in message:

@@ -335,6 +335,33 @@ class Controls(unittest.TestCase):
         self.assertTrue(run.proves({"status": "wrong", "differentiated": False, "explains": "in the same window"}))
         self.assertFalse(run.proves({"status": "wrong", "differentiated": True, "explains": None}))
 
+    def test_seed_refresh_proves_only_a_right_output(self):
+        """Seed 7480's output is wrong in rumoca 0.10.2 (its guarded nonlinear block finds the other
+        root before the time event at t = 1: rumoca_defects/FrozenNewtonSeed.mo) and right with a
+        do-nothing event every 0.01 s: simulator-limit. The same output with one coefficient
+        changed is wrong with the events too, and stays wrong."""
+        m = gen.generate(7480)
+        with tempfile.TemporaryDirectory() as tmp:
+            src, out = Path(tmp) / f"{m.name}.mo", Path(tmp) / "out" / f"{m.name}.mo"
+            src.write_text(m.text())
+            out.parent.mkdir()
+            text = subprocess.run([binary(), str(src)], capture_output=True, text=True, check=True).stdout
+            out.write_text(text)
+            plain = harness.simulate(out, m.name, gen.STOP_TIME, run.TIMES, dt=run.DT, **run.opts("rumoca"))
+            self.assertIsNotNone(run.compare(m, plain), "rumoca 0.10.2 still runs the output wrong")
+            r = {"class": "wrong", "detail": "off"}
+            run.apply_seed_refresh(m, r, out, Path(tmp))
+            self.assertEqual(r["class"], "simulator-limit", r)
+            self.assertTrue(run.proven(r))
+            self.assertIn("do-nothing event", run.group_message(r))
+            self.assertIn("x1_p_1 = 0.21 - 1.46", text)
+            out.write_text(text.replace("x1_p_1 = 0.21 - 1.46", "x1_p_1 = 0.25 - 1.46"))
+            r = {"class": "wrong", "detail": "off"}
+            run.apply_seed_refresh(m, r, out, Path(tmp))
+            self.assertEqual(r["class"], "wrong", r)
+            self.assertEqual(r["seed_refresh"]["status"], "ok")
+            self.assertFalse(run.proven(r))
+
     def test_explains_needs_the_same_trouble(self):
         m = gen.generate(3919)
         wrong_vals = {"x1": [1 / 0.95], "x2": [-1.82 / (1 - 0.58 * (1 / 0.95 - m.trajs[0].value(0.6)))]}

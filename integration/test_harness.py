@@ -91,6 +91,31 @@ class RumocaBackend(unittest.TestCase):
         self.assertEqual(rec["solver_retry"]["defect"], "stalled until the wall-time limit")
         self.assertAlmostEqual(rec["values"]["x"][1], 0.75, delta=1e-9)
 
+    def test_frozen_newton_seed_is_still_a_defect_of_rumoca(self):
+        """rumoca_defects/FrozenNewtonSeed.mo: rumoca lands on the block's other root (x1 =
+        -1/0.54) from t = 0.947 with no event at all (the day it does not, this fails and the
+        campaign's seed-refresh proof can go); with harness.seed_refresh's do-nothing event every
+        0.01 s it stays on x1 = 0.21*t - 0.95, x2 = 1 + sin(t), so the proof's variant changes
+        nothing of the model's values."""
+        path = HERE / "rumoca_defects" / "FrozenNewtonSeed.mo"
+        rec = harness.simulate(path, "FrozenNewtonSeed", 2.0, [0.5, 1.0, 2.0], dt=0.01)
+        self.assertEqual(rec["status"], "ok", rec["message"])
+        self.assertAlmostEqual(rec["values"]["x1"][0], 0.21 * 0.5 - 0.95, delta=1e-6)
+        self.assertAlmostEqual(rec["values"]["x1"][2], -1 / 0.54, delta=1e-6, msg="the other root")
+        with tempfile.TemporaryDirectory() as tmp:
+            text = harness.seed_refresh(path.read_text())
+            self.assertIsNotNone(text)
+            rec = harness.simulate(write(tmp, "FrozenNewtonSeed.mo", text), "FrozenNewtonSeed", 2.0,
+                                   [0.5, 1.0, 2.0], dt=0.01)
+        self.assertEqual(rec["status"], "ok", rec["message"])
+        for k, t in enumerate([0.5, 1.0, 2.0]):
+            self.assertAlmostEqual(rec["values"]["x1"][k], 0.21 * t - 0.95, delta=1e-6)
+            self.assertAlmostEqual(rec["values"]["x2"][k], 1 + math.sin(t), delta=1e-6)
+        self.assertEqual(rec["values"]["rumoca_seed_tick"][2], 201.0, "an event every 0.01 s")
+
+    def test_seed_refresh_needs_an_equation_section(self):
+        self.assertIsNone(harness.seed_refresh("model M\n  Real x = 1;\nend M;\n"))
+
     def test_failure_reports_message(self):
         with tempfile.TemporaryDirectory() as tmp:
             rec = harness.simulate(write(tmp, "Bad.mo", NOT_COMPUTABLE), "Bad", 2.0, [1.0], dt=0.01)

@@ -230,6 +230,7 @@ fn lower_equations<'d>(
         l.passed(p)?;
     }
     l.mode_equation_invariants();
+    l.time_interval_invariants();
     l.out.equations.shrink_to_fit();
     l.out.incidence.shrink_to_fit();
     Ok(l.out)

@@ -140,17 +140,17 @@ impl Held {
             return None;
         }
         let others: Vec<(usize, u32)> = plan.def_in(u, k, &outside).into_iter().filter(|&(p, _)| p != b).collect();
-        let chosen: Vec<(usize, bool)> =
+        let mut chosen: Vec<(usize, bool)> =
             others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && self.reaches(b, p))).collect();
-        let mux_modes: Vec<usize> = if chosen.len() > 1 {
-            let mut ms: Vec<usize> =
-                chosen.iter().flat_map(|&(p, _)| self.modes_of(plan.cond(plan.part_cond[p]))).collect();
-            ms.sort_unstable();
-            ms.dedup();
-            ms
-        } else {
-            Vec::new()
-        };
+        let mut mux_modes = self.mux_modes(plan, &chosen);
+        if mux_modes.iter().any(|&m| self.reaches(b, self.parts + m)) {
+            // The multiplexer over every other writer would close a loop through a mode:
+            // the state replicates alone, which depend on nothing within the instant
+            // (campaign seed 722: the block entered holds the state replicate of the mode
+            // left, the variable's current value, not 0 — its other root).
+            chosen.retain(|&(_, inst)| !inst);
+            mux_modes = self.mux_modes(plan, &chosen);
+        }
         if chosen.is_empty() || mux_modes.iter().any(|&m| self.reaches(b, self.parts + m)) {
             return None;
         }
@@ -168,6 +168,17 @@ impl Held {
             [(_, e)] => Some(e.clone()),
             _ => Some(plan.case(&branches, &outside)),
         }
+    }
+
+    /// The modes a multiplexer over the writers `chosen` reads (none for a single writer).
+    fn mux_modes(&self, plan: &Plan, chosen: &[(usize, bool)]) -> Vec<usize> {
+        if chosen.len() < 2 {
+            return Vec::new();
+        }
+        let mut ms: Vec<usize> = chosen.iter().flat_map(|&(p, _)| self.modes_of(plan.cond(plan.part_cond[p]))).collect();
+        ms.sort_unstable();
+        ms.dedup();
+        ms
     }
 
     /// Is `to` reachable from `from` in the graph?

@@ -445,8 +445,6 @@ struct Entry {
 pub(crate) struct AtStart<'a> {
     /// Each mode variable's value at t = 0, as an expression without discrete variables.
     pub values: &'a BTreeMap<String, Expr>,
-    /// The mode variables that start from their value at t = 0 (declared or given a start).
-    pub pre_known: &'a BTreeSet<String>,
     /// The kept states fixed at their start that decide a guard: no equation sets them.
     pub protected: &'a BTreeSet<String>,
     /// The mode variables whose value at t = 0 is a constant: the initial modes.
@@ -463,7 +461,7 @@ pub(crate) fn init_consistency(
     start: &AtStart,
     ctx: &DiffContext,
 ) -> Result<InitConsistency, RimisError> {
-    let AtStart { values: at_start, pre_known, protected, initial_modes } = *start;
+    let AtStart { values: at_start, protected, initial_modes } = *start;
     let mut out = InitConsistency {
         items: Vec::new(),
         freed: Vec::new(),
@@ -511,15 +509,12 @@ pub(crate) fn init_consistency(
             };
             let (dl, dr) = (diff(&l)?, diff(&r)?);
             let region_c = plan.cond_number(&region);
-            // On the region's replicates where every mode variable of its condition starts
-            // from its value at t = 0 (`pre_known`): rumoca plans its initialisation in the
-            // mode the start values give, and refuses an equation on another mode's replicates
-            // (campaign seeds 15, 66: a switch without a start value, true at t = 0); there,
-            // on the sources, which its multiplexers read in that mode.
-            let modes_known = super::guards::names_in(&plan.cond_expr(&region))
-                .iter()
-                .all(|n| !plan.mdae.modes.iter().any(|m| &m.name == n) || pre_known.contains(n));
-            let Some(equation) = on_region(plan, &dl, &dr, region_c, on_sources || !modes_known) else {
+            // On the region's replicates, also where a mode variable of its condition has no
+            // start value (campaign seed 523: `not b2` with b2 decided at t = 0 by its guard;
+            // on the multiplexed sources, rumoca's initialisation found a row outside its
+            // planned unknowns). Seeds 15 and 66, for which the sources had been chosen
+            // there, now have equations of every initial mode, written as they are.
+            let Some(equation) = on_region(plan, &dl, &dr, region_c, on_sources) else {
                 out.unnamed.push(label);
                 continue;
             };

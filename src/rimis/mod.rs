@@ -527,11 +527,6 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         mode_starts.insert(m.clone(), exprs::boolean(*v));
         at_start.insert(m.clone(), exprs::boolean(*v));
     }
-    let pre_known: std::collections::BTreeSet<String> = mode_eqs
-        .iter()
-        .map(|(m, _)| m.clone())
-        .filter(|m| mode_starts.contains_key(m) || src.modifier(m, "start").is_some())
-        .collect();
     // The mode variables whose value at t = 0 is a constant: the initial modes, as far as known.
     // `time` is read as 0 here (as in `init::mode_starts`): a run started at another time from
     // a `time` guard's other side gets initial equations written for the wrong mode (open:
@@ -547,7 +542,6 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         .collect();
     let start = init::AtStart {
         values: &at_start,
-        pre_known: &pre_known,
         protected: &protected,
         initial_modes: &initial_modes,
     };
