@@ -743,7 +743,10 @@ fn a_derivative_under_an_if_is_solved_in_the_output() {
 /// (before the held graph knew which parts are guarded it held 0). Of two blocks that
 /// would hold each other's values, the one the model does not start in holds
 /// (HeldByTheBlockEnteredFirst); `rewritten_with_guarantee` checks that no block merges
-/// with another (paper 000 §4.2).
+/// with another (paper 000 §4.2). A loop through a guard fixpoint read on its left limit
+/// closes no loop (HeldThroughGuardFixpoint, HeldZeroWhenEnteredLater), and the fixpoint's
+/// switches then take a hysteresis; where the multiplexer over every other writer would
+/// close a loop, the state replicate of the mode left (HeldStateReplicateOfModeLeft).
 #[test]
 fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
     let out = rewritten_with_guarantee("WrongRootAfterTrivialBlock.mo");
@@ -755,7 +758,15 @@ fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
     // Where no other writer's value can be read, 0 (not the start value: seed 465).
     assert!(out.contains("    x1_1 = x1_2;\n    x2_1 = 0;\n"), "{out}");
     let out = rewritten_with_guarantee("HeldZeroWhenEnteredLater.mo");
-    assert!(out.contains("    x3_1 = 0;\n"), "{out}");
+    assert!(out.contains("    x3_1 = x3_2;\n"), "{out}");
+    let out = rewritten_with_guarantee("HeldThroughGuardFixpoint.mo");
+    assert!(out.contains("    x2_2 = x2_1;\n    x1_2 = x1_1;\n    x4_2 = x4_1;\n    x3_2 = x3_1;\n"), "{out}");
+    assert!(out.contains("elsewhen x2_1 - x1_1 > 2.759 + switching_band * (abs(x2_1 - x1_1) + 2.759) then"), "{out}");
+    let out = rewritten_with_guarantee("HeldStateReplicateOfModeLeft.mo");
+    assert!(out.contains("    x2_4 = x2_8;\n"), "{out}");
+    // No held value read through `bh`'s loop: its switches stay exact.
+    let out = rewritten_with_guarantee("WaterTank.mo");
+    assert!(out.contains("  elsewhen sh_6 > 0 then\n"), "{out}");
 }
 
 // ------------------------------------------------------- the initial system

@@ -165,30 +165,43 @@ pub(crate) fn strict(e: &Expr, positive: bool) -> Expr {
 }
 
 /// `e` with each relation `a op b` that reads an unknown (`varies`) moved by h = `band` ·
-/// (1 + |a| + |b|) in favour of the value `keep`: `a >= b` → `a >= b - h` for true, `a >= b + h` for
+/// (1 + |a| + |b|) in favour of the value `keep` (without `floor`, `band` · (|a| + |b|): a
+/// width relative to the operands alone, and none against a literal 0): `a >= b` → `a >= b - h` for true, `a >= b + h` for
 /// false (under `not`, the other way). A guard fixpoint kept as a level equation is
 /// written `m = if pre(m) then sticky(g, true) else sticky(g, false)` (a hysteresis of
 /// width 2h): at the switch the block that reads m moves the guard's value by the
 /// integration error, and with the exact relation m flips back and forth until the event
 /// iteration gives up (campaign seeds 232, 907: 14 of 15 "event update iteration did not
 /// converge").
-pub(crate) fn sticky(e: &Expr, keep: bool, band: &Expr, varies: &dyn Fn(&Expr) -> bool) -> Expr {
+pub(crate) fn sticky(e: &Expr, keep: bool, band: &Expr, varies: &dyn Fn(&Expr) -> bool, floor: bool) -> Expr {
     match &e.kind {
-        ExprKind::Unary(UnOp::Not, x) => not(sticky(x, !keep, band, varies)),
+        ExprKind::Unary(UnOp::Not, x) => not(sticky(x, !keep, band, varies, floor)),
         ExprKind::Binary(op @ (BinOp::And | BinOp::Or), xs) => {
-            binary(*op, sticky(&xs[0], keep, band, varies), sticky(&xs[1], keep, band, varies))
+            binary(*op, sticky(&xs[0], keep, band, varies, floor), sticky(&xs[1], keep, band, varies, floor))
         }
         ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), xs) if varies(e) => {
             let [a, b] = &**xs;
             // 1 + |a| + |b|, a literal's magnitude as written.
             let abs = |x: &Expr| match &x.kind {
                 ExprKind::Number(_) => x.clone(),
+                ExprKind::Unary(UnOp::Neg, n) if matches!(n.kind, ExprKind::Number(_)) => (**n).clone(),
                 _ => exprs::call("abs", vec![x.clone()]),
             };
-            let scale = [a, b]
+            let terms: Vec<Expr> = [a, b]
                 .into_iter()
                 .filter(|x| !matches!(&x.kind, ExprKind::Number(n) if n.as_str().parse::<f64>() == Ok(0.0)))
-                .fold(exprs::number("1"), |acc, x| binary(BinOp::Add, acc, abs(x)));
+                .map(abs)
+                .collect();
+            if !floor && terms.len() < 2 {
+                // Around a threshold 0, a width relative to the operand alone changes nothing.
+                return e.clone();
+            }
+            let scale = match (floor, terms.split_first()) {
+                (false, Some((first, rest))) => {
+                    rest.iter().cloned().fold(first.clone(), |acc, x| binary(BinOp::Add, acc, x))
+                }
+                _ => terms.into_iter().fold(exprs::number("1"), |acc, x| binary(BinOp::Add, acc, x)),
+            };
             let h = binary(BinOp::Mul, band.clone(), scale);
             // Moving b down favours `a >= b` (and `a > b`) being true, `a <= b` false.
             let down = matches!(op, BinOp::Gt | BinOp::Ge) == keep;

@@ -22,8 +22,14 @@
 //! higher derivative of u, its ρ_p(u^(k)) is a state replicate (integrated by DIFF): known,
 //! no dependency. Otherwise p is read only if b does not already reach p in the output's
 //! dependency graph, and a multiplexer over several writers only if b reaches none of the
-//! mode variables its conditions read; what would close a loop is left out, and with
-//! nothing left the value is 0 (as before). The graph (built before REPL, so it assumes
+//! mode variables its conditions read; what would close a loop is left out. Where the
+//! multiplexer over all of them would, those that close none even through a guard
+//! fixpoint, else the state replicates alone (campaign seed 722), else one writer alone, a
+//! state replicate first; with nothing left the value is 0. A guard fixpoint read on its
+//! left limit (`pre(m)`) inside its loops closes none: reachability does not go through
+//! its mode (`fixpoint`; campaign seeds 4959, 6899), and the fixpoints a held value is read
+//! through (`read_through`) get a hysteresis on their switches (`mod.rs`). The graph (built
+//! before REPL, so it assumes
 //! the worst of what REPL will write, knowing which parts it guards): an edge w → r between
 //! parts when r reads, within the instant, what w writes (through a replicate, a read
 //! multiplexer or the source, as `split.rs` builds it for blocks); m → r when part r may
@@ -51,6 +57,17 @@ pub(crate) struct Held {
     parts: usize,
     /// The mode of each BDD variable of the mode space.
     mode_of: BTreeMap<biodivine_lib_bdd::BddVariable, usize>,
+    /// The modes on a loop of the graph before any value is held: guard fixpoints, whose
+    /// loops the output cuts in their real equations (`pre(m)`), so a held value closes no
+    /// loop through them (campaign seeds 4959, 6899: the block of the mode entered held 0,
+    /// a second root of its nonlinear system, since its writer's value seemed to reach it
+    /// through `b1`, a guard fixpoint read on its left limit). Their switching conditions
+    /// have a hysteresis (`guards::sticky` in `mod.rs`): held values continuous with the
+    /// real ones must not give the condition of the switch back an edge at the entry.
+    fixpoint: Vec<bool>,
+    /// The guard fixpoints through whose loops a held value was read (only thanks to the
+    /// cut): their switches take a hysteresis.
+    pub(crate) read_through: BTreeSet<usize>,
 }
 
 impl Held {
@@ -61,7 +78,13 @@ impl Held {
         let n = plan.part_block.len();
         let space = &plan.cdg.space;
         let mode_of = space.mode_vars.iter().enumerate().map(|(m, &v)| (v, m)).collect();
-        let mut held = Held { succ: vec![Vec::new(); n + space.mode_vars.len()], parts: n, mode_of };
+        let mut held = Held {
+            succ: vec![Vec::new(); n + space.mode_vars.len()],
+            parts: n,
+            mode_of,
+            fixpoint: vec![false; space.mode_vars.len()],
+            read_through: BTreeSet::new(),
+        };
         for r in 0..n {
             let cond = plan.cond(plan.part_cond[r]).clone();
             // A part written without the §4.7 guard is computed in every mode: it does not
@@ -113,6 +136,8 @@ impl Held {
                 }
             }
         }
+        held.fixpoint =
+            (0..held.fixpoint.len()).map(|m| held.succ[n + m].iter().any(|&y| held.reaches(y, n + m))).collect();
         held
     }
 
@@ -140,19 +165,45 @@ impl Held {
             return None;
         }
         let others: Vec<(usize, u32)> = plan.def_in(u, k, &outside).into_iter().filter(|&(p, _)| p != b).collect();
-        let mut chosen: Vec<(usize, bool)> =
-            others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && self.reaches(b, p))).collect();
-        let mut mux_modes = self.mux_modes(plan, &chosen);
-        if mux_modes.iter().any(|&m| self.reaches(b, self.parts + m)) {
-            // The multiplexer over every other writer would close a loop through a mode:
-            // the state replicates alone, which depend on nothing within the instant
-            // (campaign seed 722: the block entered holds the state replicate of the mode
-            // left, the variable's current value, not 0 — its other root).
-            chosen.retain(|&(_, inst)| !inst);
-            mux_modes = self.mux_modes(plan, &chosen);
+        let pick = |held: &Held, cut: bool| -> Vec<(usize, bool)> {
+            others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && held.reach(b, p, cut))).collect()
+        };
+        let closes = |held: &Held, set: &[(usize, bool)]| {
+            held.mux_modes(plan, set).iter().any(|&m| held.reaches(b, held.parts + m))
+        };
+        // Every other writer that closes no loop (through a guard fixpoint's mode too:
+        // its loops are cut by `pre`); where a multiplexer over them would close one through
+        // its modes, those that close none even through a fixpoint (the multiplexer reads
+        // fewer modes: TwoTankPorts); else the state replicates alone, which depend on
+        // nothing within the instant (campaign seed 722: the block entered holds the state
+        // replicate of the mode left, the variable's current value, not 0, its other root);
+        // else one writer alone, a state replicate first (a value of the variable in a mode,
+        // not 0; campaign seed 41).
+        let mut chosen = pick(self, true);
+        if closes(self, &chosen) {
+            let uncut = pick(self, false);
+            let states: Vec<(usize, bool)> = chosen.iter().copied().filter(|&(_, inst)| !inst).collect();
+            chosen = if !uncut.is_empty() && !closes(self, &uncut) {
+                uncut
+            } else if !states.is_empty() && !closes(self, &states) {
+                states
+            } else {
+                vec![states.first().copied().unwrap_or(chosen[0])]
+            };
         }
+        let mux_modes = self.mux_modes(plan, &chosen);
         if chosen.is_empty() || mux_modes.iter().any(|&m| self.reaches(b, self.parts + m)) {
             return None;
+        }
+        // What the cut allowed: the fixpoints `b` reaches without it, where it now reads a
+        // writer or a multiplexer's mode that it reaches only through them.
+        let through_cut = chosen.iter().any(|&(p, inst)| inst && self.reaches_uncut(b, p))
+            || mux_modes.iter().any(|&m| self.reaches_uncut(b, self.parts + m));
+        if through_cut {
+            let fixpoints: Vec<usize> = (0..self.fixpoint.len())
+                .filter(|&m| self.fixpoint[m] && self.reaches_uncut(b, self.parts + m))
+                .collect();
+            self.read_through.extend(fixpoints);
         }
         for &(p, inst) in &chosen {
             if inst {
@@ -175,21 +226,34 @@ impl Held {
         if chosen.len() < 2 {
             return Vec::new();
         }
-        let mut ms: Vec<usize> = chosen.iter().flat_map(|&(p, _)| self.modes_of(plan.cond(plan.part_cond[p]))).collect();
+        let mut ms: Vec<usize> =
+            chosen.iter().flat_map(|&(p, _)| self.modes_of(plan.cond(plan.part_cond[p]))).collect();
         ms.sort_unstable();
         ms.dedup();
         ms
     }
 
+    /// Is `to` reachable from `from` in the graph, through a guard fixpoint's mode too?
+    fn reaches_uncut(&self, from: usize, to: usize) -> bool {
+        self.reach(from, to, false)
+    }
+
     /// Is `to` reachable from `from` in the graph?
     fn reaches(&self, from: usize, to: usize) -> bool {
+        self.reach(from, to, true)
+    }
+
+    /// Reachability; with `cut`, not through a guard fixpoint's mode, read on its left
+    /// limit inside its loops (`fixpoint`).
+    fn reach(&self, from: usize, to: usize, cut: bool) -> bool {
         let mut seen = vec![false; self.succ.len()];
         let mut stack = vec![from];
         while let Some(x) = stack.pop() {
             if x == to {
                 return true;
             }
-            if !std::mem::replace(&mut seen[x], true) {
+            let stop = cut && x != from && x >= self.parts && self.fixpoint[x - self.parts];
+            if !stop && !std::mem::replace(&mut seen[x], true) {
                 stack.extend(self.succ[x].iter().copied());
             }
         }

@@ -287,9 +287,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let mut order: Vec<usize> = (0..plan.part_block.len()).collect();
     // Where the guard reads other unknowns, its value at the start values (a declared start
     // of the mode variable first), as the output's initial mode is guessed later, so the
-    // parts of the modes the model starts in take their held values last there too. (With
-    // the reverted guard-fixpoint cut of held.rs this fixed campaign seed 4959; alone it does
-    // not: 4959 is still wrong, the block entered at t = 1.04 holds 0.)
+    // parts of the modes the model starts in take their held values last there too (with
+    // held.rs's guard-fixpoint cut, campaign seed 4959: alone it did not fix it).
     let decided = init::mode_starts(&src, &src.mode_equations(), &[], &BTreeMap::new());
     let early: Vec<(crate::mdae::ModeId, bool)> = src
         .mode_equations()
@@ -388,6 +387,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // Guard fixpoints kept as level equations, and the parameter of their hysteresis.
     let mut kept_level: Vec<String> = Vec::new();
     let mut switching_band: Option<String> = None;
+    let mut band_on_switches = false;
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
             modes.push(Item::new(eq.clone()));
@@ -418,8 +418,33 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     }
                 }
                 at_start.insert(mode_name.clone(), initial);
+                // Where a block holds values read through this fixpoint's loop (`held.rs`
+                // cuts it), its switches take a hysteresis (`guards::sticky`, against their
+                // own edges): the blocks of the mode left hold the entered one's values,
+                // continuous with them, so at the entry the condition of the switch back
+                // reads the same guard, off only by the integration error (campaign seeds
+                // 4959, 6899). The width is relative to the relation's operands, with no
+                // absolute floor, so a switch at a threshold 0 stays exact (Westinghouse2:
+                // a width of 1e-4 let its valves' small flows change sign). Elsewhere the
+                // switches stay exact (WaterTank, CupAndBall).
+                let varies =
+                    |x: &crate::syntax::ast::Expr| names_in(x).iter().any(|n| n != "time" && !src.is_parameter(n));
+                let widened = |band: &crate::syntax::ast::Expr| {
+                    (
+                        guards::sticky(&ll.enter, false, band, &varies, false),
+                        guards::sticky(&ll.leave, false, band, &varies, false),
+                    )
+                };
+                let probe = widened(&exprs::name("switching_band"));
+                let (enter, leave) =
+                    if held.read_through.contains(&m.index()) && probe != (ll.enter.clone(), ll.leave.clone()) {
+                        band_on_switches = true;
+                        widened(&exprs::name(switching_band.get_or_insert_with(|| plan.namer.fresh("switching_band"))))
+                    } else {
+                        (ll.enter, ll.leave)
+                    };
                 let branches =
-                    vec![(exprs::call("initial", Vec::new()), start), (ll.enter, set(true)), (ll.leave, set(false))];
+                    vec![(exprs::call("initial", Vec::new()), start), (enter, set(true)), (leave, set(false))];
                 let kind = EquationKind::When { branches };
                 let mut item = Item::new(exprs::equation(kind));
                 item.comment = Some(format!(
@@ -444,8 +469,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 let target = guards::target(&plan, m);
                 let pre = exprs::call("pre", vec![target.clone()]);
                 let value = exprs::if_expr(
-                    vec![(pre, guards::sticky(&g, true, &band, &varies))],
-                    guards::sticky(&g, false, &band, &varies),
+                    vec![(pre, guards::sticky(&g, true, &band, &varies, true))],
+                    guards::sticky(&g, false, &band, &varies, true),
                 );
                 let mut item = Item::new(exprs::simple(target, value));
                 item.comment = Some(format!(
@@ -540,11 +565,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
             _ => None,
         })
         .collect();
-    let start = init::AtStart {
-        values: &at_start,
-        protected: &protected,
-        initial_modes: &initial_modes,
-    };
+    let start = init::AtStart { values: &at_start, protected: &protected, initial_modes: &initial_modes };
     let init = init::init_consistency(&mut plan, &src, &user, &start, &ctx)?;
     out.initial = init.items.clone();
     // A guard fixpoint kept as a level equation is read on its left limit (`pre`) by its own
@@ -611,7 +632,11 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         out.elements.push(source::real_parameter(tol, checks::TOLERANCE, doc));
     }
     if let Some(band) = &switching_band {
-        let doc = "relative width of the hysteresis of the guard fixpoints kept as level equations";
+        let doc = if band_on_switches {
+            "relative width of the hysteresis of the guard fixpoints (their switches, or their level equations)"
+        } else {
+            "relative width of the hysteresis of the guard fixpoints kept as level equations"
+        };
         out.elements.push(source::real_parameter(band, SWITCHING_BAND, doc));
     }
     out.classes.extend(restarts.functions.iter().cloned());
