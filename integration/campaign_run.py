@@ -37,7 +37,10 @@ Classes per seed and simulator:
                        differentiated counts only with the same wrong values (see proves()); or rumoca's default (BDF)
                        integrator failed its own interpolation check or stalled until the
                        wall-time limit, and the output passes with its other integrator
-                       (harness.bdf_defect). Counted apart, like
+                       (harness.bdf_defect); or, no control proving it, the output passes with
+                       a do-nothing event every 0.01 s (harness.seed_refresh: rumoca's Newton
+                       seed of a mode-dependent block is frozen at the last event,
+                       rumoca_defects/FrozenNewtonSeed.mo). Counted apart, like
                        unchanged-both-fail. The record keeps the output's class and message
                        (output_class, output_detail) and every control's result (control); when no
                        control proves it the seed stays sim-fails/wrong.
