@@ -573,8 +573,11 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // mode (its start value) is stated as `pre(m) = start`: rumoca 0.10.2 otherwise takes
     // `pre(m)` = false in its first pass of the initial system, whose values of the blocks
     // then held (0) are the next pass's Newton guesses, and a held 0 can be another root of
-    // the block (campaign seeds 9167, 6622). omc takes `pre(m)` = start anyway.
-    for m in &kept_level {
+    // the block (campaign seeds 9167, 6622). omc takes `pre(m)` = start anyway. So is a
+    // switch's whose value at t = 0 is a constant (decided or guessed, `mode_starts`): the
+    // blocks of its loop are guarded by `pre(m)` too, and rumoca's first pass solved the
+    // block of the other mode, which has no real root there (campaign seed 7909).
+    for m in kept_level.iter().chain(switch_modes.iter()) {
         if user.contains(m) || src.modifier(m, "fixed").is_some() {
             continue;
         }
