@@ -754,7 +754,7 @@ fn a_guarded_block_holds_the_other_writers_values_outside_its_mode() {
     let out = rewritten_with_guarantee("CupAndBall.mo");
     assert!(out.contains("    lambda_2 = lambda_1;\n"), "{out}");
     let out = rewritten_with_guarantee("HeldByTheBlockEnteredFirst.mo");
-    assert!(out.contains("    x1_p_2 = 0;\n    x2_2 = x2_1;\n"), "{out}");
+    assert!(out.contains("    x1_p_2 = 0;\n    x2_2 = if not b1 then x2_2_left else x2_1;\n"), "{out}");
     // Where no other writer's value can be read, 0 (not the start value: seed 465).
     assert!(out.contains("    x1_1 = x1_2;\n    x2_1 = 0;\n"), "{out}");
     let out = rewritten_with_guarantee("HeldZeroWhenEnteredLater.mo");
@@ -842,4 +842,23 @@ fn the_initial_check_catches_a_missing_start() {
     assert_ne!(broken, out, "the mutation applies");
     let why = initial_determined(&fixture_text("CupAndBall.mo"), &broken, false).expect_err("not determined");
     assert!(why.contains("may start where not gamma") && why.contains("underdetermined by 1 in [y_2]"), "{why}");
+}
+
+/// Issue 30 (HeldByTheBlockEnteredFirst in omc): a guarded block that reads a state
+/// replicate REINIT sets at its entry waits one step of the event iteration (`reinit`
+/// applies at the end of the step its `when` fires in), holding there the left limits
+/// sampled at the entry; a block whose modes the model starts in is active at t = 0
+/// (`initial()`), and one on a guard fixpoint's loop, which reads its mode on the left
+/// limit already, is left as it was (CupAndBall).
+#[test]
+fn a_guarded_block_entered_with_a_reinit_waits_one_step() {
+    let out = rewritten_with_guarantee("HeldByTheBlockEnteredFirst.mo");
+    assert!(out.contains("  if not b1 and (initial() or not pre(b1)) then\n"), "{out}");
+    assert!(out.contains("  when not b1 and not initial() then\n    x2_2_left = pre(x2);\n  end when;\n"), "{out}");
+    assert!(out.contains("  discrete Real x2_2_left(start = 1, fixed = true);"), "{out}");
+    // The block of `b1` reads no reinitialised state replicate: as before.
+    assert!(out.contains("  if b1 then\n"), "{out}");
+    let out = rewritten_with_guarantee("CupAndBall.mo");
+    assert!(!out.contains("initial() or"), "{out}");
+    assert!(!out.contains("_left"), "{out}");
 }

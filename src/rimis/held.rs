@@ -155,6 +155,11 @@ impl Held {
         ms
     }
 
+    /// Is mode `m` (its index) a guard fixpoint, whose loops the output cuts by `pre(m)`?
+    pub(crate) fn is_fixpoint(&self, m: usize) -> bool {
+        self.fixpoint[m]
+    }
+
     /// What part `b`'s replicate of u^(k) holds outside cond(b) (module header).
     pub(crate) fn value(&mut self, plan: &mut Plan, b: usize, u: VarId, k: u32) -> Option<Expr> {
         if plan.roles[u.index()] == (Role::Untouched { d: k }) {

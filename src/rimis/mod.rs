@@ -656,6 +656,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
             .is_some_and(|&(u, i)| init::starts_fixed(&src, &user, &init.absorbed, n, (&mdae.var(u).name, i)));
         out.replicates.push((src.replicate_decl(n, of.as_deref(), fixed), what.clone()));
     }
+    for (n, what, u) in &plan.samples {
+        out.replicates.push((src.sample_decl(n, &mdae.var(*u).name), what.clone()));
+    }
     for (title, items) in [
         ("mode equations", modes),
         ("DIFF: derivatives of the kept states and of the state replicates", diff),

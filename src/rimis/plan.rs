@@ -74,6 +74,12 @@ pub(crate) struct Plan<'a> {
     pub by_name: BTreeMap<String, VarId>,
     pub namer: Namer,
     replicas: BTreeMap<(VarId, u32, usize), String>,
+    /// Each replicate's (u, i, condition number), by name.
+    replica_of: FxHashMap<String, (VarId, u32, usize)>,
+    /// Discrete copies of a source's left limit taken when a mode is entered, to emit as
+    /// `discrete` declarations: (name, what it holds, the variable whose attributes it
+    /// carries) (`sections::repl`, issue 30: a block entered with a state reinit waits).
+    pub samples: Vec<(String, String, VarId)>,
     sources: BTreeMap<(VarId, u32), String>,
     /// Untouched variables whose leading derivative u^(d) the output names (`x_p`, with
     /// `der(x) = x_p` in DIFF) instead of writing `der(x)`: those a conditional part reads
@@ -157,6 +163,8 @@ impl<'a> Plan<'a> {
             sources: BTreeMap::new(),
             named_leading: BTreeSet::new(),
             declared: Vec::new(),
+            replica_of: FxHashMap::default(),
+            samples: Vec::new(),
             declared_names: FxHashSet::default(),
             muxes: Vec::new(),
             muxed: BTreeMap::new(),
@@ -359,7 +367,22 @@ impl<'a> Plan<'a> {
         let what = format!("{} if {}", primed(self.var_name(u), i), self.text(self.cond(c)));
         self.declare(n.clone(), what, Some((u, i)));
         self.replicas.insert((u, i, c), n.clone());
+        self.replica_of.insert(n.clone(), (u, i, c));
         n
+    }
+
+    /// Is `n` a replicate ρ_c(u^(i))?
+    pub(crate) fn is_replicate(&self, n: &str) -> bool {
+        self.replica_of.contains_key(n)
+    }
+
+    /// Is `n` a state replicate that REINIT or RESTART sets when its mode is entered
+    /// (ρ_c(u^(i)) of a varying u below the leading order of a writer under c)?
+    pub(crate) fn is_reinit_target(&self, n: &str) -> bool {
+        self.replica_of.get(n).is_some_and(|&(u, i, c)| {
+            self.roles[u.index()] == Role::Varying
+                && self.writers[u.index()].iter().any(|&(b, k)| self.part_cond[b] == c && i < k)
+        })
     }
 
     /// The source u^(i): `u`, a dummy-derivative variable `u_p`, or `der(…)` of the

@@ -169,10 +169,78 @@ pub(crate) fn repl(plan: &mut Plan, held: &mut Held, b: usize, p: Prepared) -> V
     } else {
         "outside its modes it holds the other writers' values"
     };
-    let mut item = Item::new(guarded(plan.expr(&local), out, &written, &holds));
+    let cond = plan.expr(&local);
+    let reads_reinit = out.iter().any(|(l, r)| {
+        let mut found = false;
+        for side in [l, r] {
+            exprs::for_each(side, &mut |x| found |= matches!(&x.kind, ExprKind::Name(n) if plan.is_reinit_target(n)));
+        }
+        found
+    });
+    // A block on a guard fixpoint's loop reads its mode on the left limit (`pre(m)`), which
+    // waits that step already.
+    let on_fixpoint = super::guards::names_in(&cond).iter().any(|n| {
+        plan.mdae.modes.iter().position(|x| x.name.as_str() == n.as_str()).is_some_and(|m| held.is_fixpoint(m))
+    });
+    let entry = if reads_reinit && !on_fixpoint { entry_step(plan, &cond, &writes, &written, &holds) } else { None };
+    let (guard, holds, waits, sample) = match entry {
+        Some((guard, holds, sample)) => (guard, holds, true, sample),
+        None => (cond, holds, false, None),
+    };
+    let mut item = Item::new(guarded(guard, out, &written, &holds));
     let why = if regular { "partial: division, root or function" } else { "nonlinear" };
-    item.comment = Some(format!("{label} ({why}: {outside}, paper 000 §4.7)"));
-    vec![item]
+    let waits = if waits {
+        "; entered, it waits one step of the event iteration for the reinit of its state replicates"
+    } else {
+        ""
+    };
+    item.comment = Some(format!("{label} ({why}: {outside}, paper 000 §4.7{waits})"));
+    let mut items = vec![item];
+    if let Some(mut sample) = sample {
+        sample.comment = Some(format!("{label}: the left limits it holds in that step"));
+        items.push(sample);
+    }
+    items
+}
+
+/// A guarded block that reads a state replicate REINIT or RESTART sets when its modes are
+/// entered waits one step of the event iteration at the entry (issue 30,
+/// HeldByTheBlockEnteredFirst): `reinit` applies at the end of the step in which its
+/// `when` fires (Modelica 3.6 §8.3.6), so in that step the state replicate still holds its
+/// value from before, and omc's solve of a nonlinear block there may have no real root (the
+/// entered block of campaign seed 9155 had none with x1_2 = 1). Its guard becomes
+/// `c and (initial() or pre(c))`; in that step each replicate it writes holds the left limit
+/// of its source, sampled at the entry (`when c and not initial() then u_left = pre(u)`), so
+/// the block's solve in the next step starts where the original's would. `None` where the
+/// condition is not over mode variables alone (no `pre` of it to write).
+fn entry_step(
+    plan: &mut Plan,
+    cond: &Expr,
+    writes: &[(VarId, u32)],
+    written: &[Expr],
+    holds: &[Expr],
+) -> Option<(Expr, Vec<Expr>, Option<Item>)> {
+    let before = exprs::pre_of(cond)?;
+    let guard = binary(BinOp::And, cond.clone(), binary(BinOp::Or, call("initial", Vec::new()), before));
+    let mut samples = Vec::new();
+    let holds = writes
+        .iter()
+        .zip(written)
+        .zip(holds)
+        .map(|((&(u, k), w), hold)| {
+            if k > 0 || !exprs::var_name(w).is_some_and(|n| plan.is_replicate(&n)) {
+                return hold.clone();
+            }
+            let source = plan.source(u, 0);
+            let n = plan.namer.fresh(&format!("{}_left", exprs::var_name(w).unwrap_or_default()));
+            let what = format!("{} at the entry of {}", expr_to_string(&source), expr_to_string(cond));
+            plan.samples.push((n.clone(), what, u));
+            samples.push(simple(name(&n), call("pre", vec![source])));
+            exprs::if_expr(vec![(cond.clone(), name(&n))], hold.clone())
+        })
+        .collect();
+    let when = EquationKind::When { branches: vec![(exprs::entered(cond.clone()), samples.clone())] };
+    Some((guard, holds, (!samples.is_empty()).then(|| Item::new(exprs::equation(when)))))
 }
 
 /// `l = r`, or, where it holds a written derivative `der(x)` under an if-expression and is

@@ -234,6 +234,16 @@ impl<'a> Source<'a> {
     /// nominal, bounds, units —, never `fixed`, which `fixed` decides (INIT). A replicate of a
     /// derivative carries nothing of u (its unit and scale are not u's).
     pub(crate) fn replicate_decl(&self, n: &str, of: Option<&str>, fixed: bool) -> Element {
+        self.carrying_decl(n, of, fixed, false)
+    }
+
+    /// `discrete Real n(start = …, fixed = true)` carrying `of`'s attributes: a left limit
+    /// sampled in a `when` (`sections::entry_step`), `pre(n)` = its start at t = 0.
+    pub(crate) fn sample_decl(&self, n: &str, of: &str) -> Element {
+        self.carrying_decl(n, Some(of), true, true)
+    }
+
+    fn carrying_decl(&self, n: &str, of: Option<&str>, fixed: bool, discrete: bool) -> Element {
         let source = of.and_then(|v| self.component(v));
         let mut args: Vec<ModArg> = source
             .and_then(|(_, d)| d.modification.as_ref()?.class_mod.as_ref())
@@ -259,8 +269,12 @@ impl<'a> Source<'a> {
             Some((c, _)) if c.type_mod().is_none() && c.type_dims().is_empty() => c.type_spec().into_owned(),
             _ => TypeSpec::Name(Ident { text: text("Real"), span: Span::DUMMY }),
         };
+        let mut prefixes = Prefixes::new();
+        if discrete {
+            prefixes.push(crate::syntax::ast::Prefix::Discrete);
+        }
         Element::Component(Component::new(Clause {
-            prefixes: Prefixes::new(),
+            prefixes,
             type_spec,
             type_parts: None,
             declarations: vec![decl].into(),

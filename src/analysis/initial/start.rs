@@ -13,7 +13,7 @@
 //! known, to a fixpoint. A mode variable's value at t = 0 is that of its level equation's
 //! guard (`b = time >= 1.0` is false), of its `when initial()` branch for a switch, or its
 //! declared start (default false) for a variable a `when` defines without such a branch
-//! (its `pre` at t = 0). A mode atom's value is its condition's; `pre(b)` is not decided
+//! (its `pre` at t = 0). A mode atom's value is its condition's, `initial()` true; `pre(b)` is not decided
 //! (rumoca reads b's start value there, omc b's value after the initialisation: both are
 //! checked). A mode variable that the initial sections set (`b = …`, `pre(b) = …`) is not
 //! decided here.
@@ -108,7 +108,10 @@ impl<'m> AtStart<'m> {
             }
         }
         for (m, e) in &mdae.atom_exprs {
-            if let Some(Value::Bool(b)) = at.eval(e) {
+            // `initial()` is true in the initial system (a §4.7 guard that waits a step of the
+            // event iteration at its entry reads it: `c and (initial() or pre(c))`).
+            let value = if fires_initially(e) { Some(Value::Bool(true)) } else { at.eval(e) };
+            if let Some(Value::Bool(b)) = value {
                 at.values[m.index()] = Some((b, format!("`{}` at t = 0", expr_to_string(e))));
             }
         }
