@@ -862,3 +862,17 @@ fn a_guarded_block_entered_with_a_reinit_waits_one_step() {
     assert!(!out.contains("initial() or"), "{out}");
     assert!(!out.contains("_left"), "{out}");
 }
+
+/// Issue 30 (the compressible building of paper 002 in omc): a guard decided at t = 0 by
+/// a clock state fixed at 0 through an elementary function (`open_1 = sin(w_door * t +
+/// 1.0) > 0`) is folded to its value, so the initial consistency equations are written for
+/// the initial mode alone. Under the condition read at run time, omc matched the initial
+/// if-equation to the variable of its other branch and divided by a corridor mass it had
+/// not set (N = 10, at t = 0).
+#[test]
+fn initial_modes_decided_through_elementary_functions() {
+    let out = rewritten_with_guarantee("scale/BuildingCompressible2.mo");
+    let initial = out.split("initial equation").nth(1).and_then(|s| s.split("\nequation").next()).unwrap();
+    assert!(!initial.contains("if sin("), "{initial}");
+    assert!(initial.contains("  Mc_1 = Vc * (p_atm + Pc_1_5) / (r_air * Tc_1_5);\n"), "{initial}");
+}

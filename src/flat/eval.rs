@@ -126,8 +126,24 @@ fn call(f: &str, a: &[f64]) -> Option<f64> {
         ("rem", [x, y]) if *y != 0.0 => x - (x / y).trunc() * y,
         ("min", [x, y]) => x.min(*y),
         ("max", [x, y]) => x.max(*y),
+        // The elementary functions of Modelica 3.6 §3.7.3, where defined and finite.
+        ("sin", [x]) => x.sin(),
+        ("cos", [x]) => x.cos(),
+        ("tan", [x]) => x.tan(),
+        ("asin", [x]) if x.abs() <= 1.0 => x.asin(),
+        ("acos", [x]) if x.abs() <= 1.0 => x.acos(),
+        ("atan", [x]) => x.atan(),
+        ("atan2", [y, x]) => y.atan2(*x),
+        ("sinh", [x]) => x.sinh(),
+        ("cosh", [x]) => x.cosh(),
+        ("tanh", [x]) => x.tanh(),
+        ("exp", [x]) => x.exp(),
+        ("log", [x]) if *x > 0.0 => x.ln(),
+        ("log10", [x]) if *x > 0.0 => x.log10(),
+        ("sqrt", [x]) if *x >= 0.0 => x.sqrt(),
         _ => return None,
     })
+    .filter(|v| v.is_finite())
 }
 
 fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
@@ -150,4 +166,37 @@ fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
         (BinOp::Pow | BinOp::ElemPow, Num(x), Num(y)) => Num(x.powf(y)),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Env, Value};
+    use crate::syntax::ast::{ClassBody, ClassPart, EquationKind};
+    use std::collections::HashMap;
+
+    /// The value of `text`, the right-hand side of a model's one equation.
+    fn eval(text: &str) -> Option<Value> {
+        let def = crate::syntax::parse(&format!("model M\nequation\n  x = {text};\nend M;\n")).expect("parses");
+        let Some(ClassBody::Long(c)) = def.classes.last().map(|c| &c.body) else { panic!("no class") };
+        let rhs = c.parts.iter().find_map(|p| match p {
+            ClassPart::Equations { equations, .. } => match &equations.first()?.kind {
+                EquationKind::Simple { rhs, .. } => Some(rhs.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        Env { bindings: &HashMap::new() }.eval(&rhs.expect("an equation"))
+    }
+
+    /// The elementary functions fold where defined and finite (a door schedule decided at
+    /// t = 0: `sin(1.0) > 0`), and not outside their domains.
+    #[test]
+    fn elementary_functions_fold_where_defined() {
+        assert_eq!(eval("sin(1.0) > 0"), Some(Value::Bool(true)));
+        assert_eq!(eval("sin(4.0) > 0"), Some(Value::Bool(false)));
+        assert!(matches!(eval("exp(0) + cos(0)"), Some(Value::Num(v)) if v == 2.0));
+        assert_eq!(eval("sqrt(-1)"), None);
+        assert_eq!(eval("log(0)"), None);
+        assert_eq!(eval("exp(1000)"), None);
+    }
 }

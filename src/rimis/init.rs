@@ -370,7 +370,18 @@ pub(crate) fn mode_starts(
                 let n = exprs::var_name(x)?;
                 if n == "time" { Some(exprs::number("0")) } else { fixed_states.get(&*n).cloned() }
             });
-            out.insert(m.clone(), symbolic::simplify(&at_zero));
+            // A constant folded (`sin(1.0) > 0`: a door schedule of a clock state fixed at 0,
+            // the building of paper 002): a literal is an initial mode, so the consistency
+            // equations are written for it alone. Under a condition read at run time, omc
+            // matched the initial if-equation to the variable of its other branch and
+            // divided by a mass it had not set (the compressible building, N = 10).
+            let at_zero = symbolic::simplify(&at_zero);
+            let bindings = std::collections::HashMap::new();
+            let value = match (crate::flat::eval::Env { bindings: &bindings }).eval(&at_zero) {
+                Some(crate::flat::eval::Value::Bool(v)) => exprs::boolean(v),
+                _ => at_zero,
+            };
+            out.insert(m.clone(), value);
         }
     }
     out

@@ -552,6 +552,13 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         mode_starts.insert(m.clone(), exprs::boolean(*v));
         at_start.insert(m.clone(), exprs::boolean(*v));
     }
+    // A value at t = 0 that is a constant, for the initial equations' conditions too (the
+    // compressible building: `sin(w_door * t + 1.0) > 0` with the clock fixed at 0).
+    for (m, v) in &mode_starts {
+        if exprs::bool_literal(v).is_some() {
+            at_start.insert(m.clone(), v.clone());
+        }
+    }
     // The mode variables whose value at t = 0 is a constant: the initial modes, as far as known.
     // `time` is read as 0 here (as in `init::mode_starts`): a run started at another time from
     // a `time` guard's other side gets initial equations written for the wrong mode (open:
