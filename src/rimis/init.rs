@@ -780,3 +780,61 @@ pub(crate) fn names_in_initial_sections(parts: &[crate::syntax::ast::ClassPart])
     }
     names.0
 }
+
+/// A variable declared `fixed` whose output source is a multiplexer holds its start at
+/// t = 0 in the mode the model starts in, also where it is algebraic there (issue 30: the
+/// compressible building's corridor temperature `Tc_4(start = 293.15, fixed = true)`, a
+/// state replicate where the door is open, was left free where it starts closed, and the
+/// output's initial system had two unknowns more than the input's). Written as the one
+/// equation of its writer there with the replicate at its start (`Ec_4 = Mc_4 * cp *
+/// 293.15`), on the states it reads: rumoca's initialisation refused `Tc_4_57 = 293.15`
+/// itself (a row outside its planned unknowns). Only where the initial mode is decided
+/// (`at`, each mode variable's value at t = 0), the only writer there writes u itself, alone
+/// and by one equation (`part_eqs`, as REPL writes it; a state replicate takes `fixed`
+/// already, [`starts_fixed`]), no consistency equation sets its replicate, and the user's
+/// initial equations do not mention u.
+pub(crate) fn fixed_starts_in_initial_mode(
+    plan: &mut Plan,
+    src: &Source,
+    user: &BTreeSet<String>,
+    at: &[(crate::mdae::ModeId, bool)],
+    absorbed: &BTreeSet<String>,
+    part_eqs: &[Vec<crate::syntax::ast::Equation>],
+) -> Vec<Item> {
+    let mut out = Vec::new();
+    if at.is_empty() {
+        return out;
+    }
+    let valuation = plan.valuation(at);
+    let Some(valuation) = valuation.as_ref().as_ref() else { return out };
+    for u in plan.mdae.var_ids() {
+        let source = plan.mdae.var(u).name.to_string();
+        if plan.roles[u.index()] != Role::Varying || !src.is_fixed(&source) || user.contains(&source) {
+            continue;
+        }
+        let Some(start) = src.modifier(&source, "start").cloned() else { continue };
+        let writers = plan.def_at(u, 0, Some(valuation));
+        let [(b, 0)] = writers.as_slice() else { continue };
+        let block = plan.cdg.blocks.get(plan.part_block[*b]);
+        if block.writes.len() != 1 {
+            continue;
+        }
+        let rho = plan.written(*b, u, 0);
+        let Some(n) = exprs::var_name(&rho).map(|n| n.into_owned()) else { continue };
+        let [eq] = part_eqs[*b].as_slice() else { continue };
+        let EquationKind::Simple { lhs, rhs } = &eq.kind else { continue };
+        if absorbed.contains(&n) || user.contains(&n) {
+            continue;
+        }
+        let at_start = |e: &Expr| {
+            rewrite(e, &mut |x| (exprs::var_name(x).is_some_and(|m| m == n.as_str())).then(|| start.clone()))
+        };
+        let mut item = Item::new(simple(symbolic::simplify(&at_start(lhs)), symbolic::simplify(&at_start(rhs))));
+        item.comment = Some(format!(
+            "{source} starts at its fixed start value where the model starts (its writer there, {n} at {})",
+            crate::syntax::printer::expr_to_string(&start)
+        ));
+        out.push(item);
+    }
+    out
+}

@@ -310,7 +310,21 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         let p = prepared[b].take().expect("each part is written once");
         by_part[b] = sections::repl(&mut plan, &mut held, b, p);
     }
+    // Each part's equations as REPL writes them in its modes (the §4.7 guard's first branch).
+    let mut part_eqs: Vec<Vec<crate::syntax::ast::Equation>> = Vec::with_capacity(by_part.len());
     for (b, items) in by_part.into_iter().enumerate() {
+        part_eqs.push(
+            items
+                .iter()
+                .flat_map(|it| match &it.equation.kind {
+                    EquationKind::Simple { .. } => vec![it.equation.clone()],
+                    EquationKind::If { branches, .. } => {
+                        branches.first().map(|(_, body)| body.to_vec()).unwrap_or_default()
+                    }
+                    _ => Vec::new(),
+                })
+                .collect(),
+        );
         let mut used = std::collections::BTreeSet::new();
         for it in &items {
             collect_names(&it.equation, &mut used);
@@ -575,6 +589,14 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let start = init::AtStart { values: &at_start, protected: &protected, initial_modes: &initial_modes };
     let init = init::init_consistency(&mut plan, &src, &user, &start, &ctx)?;
     out.initial = init.items.clone();
+    out.initial.extend(init::fixed_starts_in_initial_mode(
+        &mut plan,
+        &src,
+        &user,
+        &initial_modes,
+        &init.absorbed,
+        &part_eqs,
+    ));
     // A guard fixpoint kept as a level equation is read on its left limit (`pre`) by its own
     // equation, by the multiplexers and by the guards of the blocks of its loop. Its initial
     // mode (its start value) is stated as `pre(m) = start`: rumoca 0.10.2 otherwise takes
