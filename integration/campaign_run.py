@@ -744,7 +744,15 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
             import rumoca
             versions[sim] = f"rumoca {rumoca.version()}"
         else:
-            versions[sim] = "omc (" + (harness.find_omc() or "?") + ")"
+            omc = harness.find_omc()
+            version = None
+            if omc is not None:
+                try:  # the version omc prints, as the fixtures' omc table says it
+                    ver = subprocess.run([omc, "--version"], capture_output=True, text=True, timeout=60)
+                    version = (ver.stdout or ver.stderr).strip() or None
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            versions[sim] = f"omc {version or '(version unknown: omc not found)'}"
     n = len(records)
     if family == "impulse":
         return impulse_results_markdown(records, sims, seeds_spec, binary, elapsed, versions)
