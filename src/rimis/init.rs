@@ -447,6 +447,8 @@ pub(crate) struct InitConsistency {
 struct Entry {
     label: String,
     region: Local,
+    /// The region's condition number: its text and condition are made once per region.
+    region_c: usize,
     everywhere: bool,
     equation: crate::syntax::ast::Equation,
     candidates: Vec<State>,
@@ -533,10 +535,18 @@ pub(crate) fn init_consistency(
             condition.extend(protected.iter().cloned());
             let candidates = states_in(plan, src, user, &condition, &region, &dl, &dr);
             // The plan's copy of the region (numbered above), not one more.
-            entries.push(Entry { label, region: plan.cond_local(region_c), everywhere, equation, candidates });
+            entries.push(Entry {
+                label,
+                region: plan.cond_local(region_c),
+                region_c,
+                everywhere,
+                equation,
+                candidates,
+            });
         }
     }
     let absorbed = absorb(&entries);
+    let mut region_forms: BTreeMap<usize, (Expr, String)> = BTreeMap::new();
     for (k, entry) in entries.into_iter().enumerate() {
         let state = absorbed[k].map(|c| &entry.candidates[c]);
         out.absorbed.extend(state.map(|s| s.name.clone()));
@@ -558,8 +568,18 @@ pub(crate) fn init_consistency(
                 let elsewhere = simple(name(&s.name), start);
                 // Decided before the run where the condition at t = 0 is a constant (a mode
                 // variable's start value): the branch taken, alone.
-                let condition = symbolic::simplify(&at_time_zero(&plan.expr(&entry.region), at_start));
-                let (region, label) = (plan.text(&entry.region), &entry.label);
+                // Once per region (the building at N = 100: 250 entries over a few regions of
+                // 100 literals each, whose minimised forms took seconds).
+                let (condition, region) = region_forms
+                    .entry(entry.region_c)
+                    .or_insert_with(|| {
+                        (
+                            symbolic::simplify(&at_time_zero(&plan.expr(&entry.region), at_start)),
+                            plan.text(&entry.region),
+                        )
+                    })
+                    .clone();
+                let label = &entry.label;
                 let (equation, comment) = match condition.kind {
                     crate::syntax::ast::ExprKind::Bool(true) => (
                         entry.equation,
@@ -787,8 +807,9 @@ pub(crate) fn names_in_initial_sections(parts: &[crate::syntax::ast::ClassPart])
 /// state replicate where the door is open, was left free where it starts closed, and the
 /// output's initial system had two unknowns more than the input's). Written as the one
 /// equation of its writer there with the replicate at its start (`Ec_4 = Mc_4 * cp *
-/// 293.15`), on the states it reads: rumoca's initialisation refused `Tc_4_57 = 293.15`
-/// itself (a row outside its planned unknowns). Only where the initial mode is decided
+/// 293.15`), on what it reads besides (kept states, parameters; not where it reads another
+/// replicate, which INIT may fix already): rumoca's initialisation refused `Tc_4_57 =
+/// 293.15` itself (a row outside its planned unknowns). Only where the initial mode is decided
 /// (`at`, each mode variable's value at t = 0), the only writer there writes u itself, alone
 /// and by one equation (`part_eqs`, as REPL writes it; a state replicate takes `fixed`
 /// already, [`starts_fixed`]), no consistency equation sets its replicate, and the user's
@@ -824,6 +845,17 @@ pub(crate) fn fixed_starts_in_initial_mode(
         let [eq] = part_eqs[*b].as_slice() else { continue };
         let EquationKind::Simple { lhs, rhs } = &eq.kind else { continue };
         if absorbed.contains(&n) || user.contains(&n) {
+            continue;
+        }
+        // Only on what the initial system leaves to it: an equation that also reads another
+        // replicate (a state replicate INIT may fix, an algebraic one) is not written.
+        let mut other = false;
+        for side in [lhs, rhs] {
+            exprs::for_each(side, &mut |x| {
+                other |= exprs::var_name(x).is_some_and(|m| m != n.as_str() && plan.is_replicate(&m))
+            });
+        }
+        if other {
             continue;
         }
         let at_start = |e: &Expr| {
