@@ -90,6 +90,17 @@ def run_sim(case, path: Path, model: str, sim: str) -> dict:
     return rec
 
 
+def stop_bracket(case, path: Path, model: str, sim: str, lo: float, hi: float) -> list[float] | None:
+    """[lo, hi] if a run that failed without saying when (omc's "too many, i.e. 20, event
+    iterations" names no time) reaches `lo` and fails by `hi` (two more runs), else None."""
+    options = {"tolerance": case.solver_tolerance()} if sim == "omc" else {}
+    reach = lambda stop: harness.simulate(path, model, stop, [], simulator=sim, dt=case.dt, **options)["status"]
+    if reach(lo) == "ok" and reach(hi) == "failed":
+        print(f"  (the run names no time of its failure: it reaches t = {lo:g} and fails by t = {hi:g})")
+        return [lo, hi]
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # The binary
 # ---------------------------------------------------------------------------------------------
@@ -180,6 +191,10 @@ def check_output(test, case, sim):
             path = Path(tmp) / f"{model}.mo"
             path.write_text(out.stdout)
             rec = run_sim(case, path, model, sim)
+            if (case.output_stops_with and rec["status"] == "failed" and not rec.get("failure_bracket")
+                    and rec.get("time_reached") is None and case.output_stops_with in (rec.get("message") or "")):
+                lo, hi = case.output_stops_between or (0.0, case.stop_time)
+                rec["failure_bracket"] = stop_bracket(case, path, model, sim, lo, hi)
             if rec["status"] != "ok" and os.environ.get("MDAE_KEEP_OUTPUTS"):
                 keep = Path(os.environ["MDAE_KEEP_OUTPUTS"]) / f"{case.model}-{form.parent.name}.mo"
                 keep.parent.mkdir(parents=True, exist_ok=True)

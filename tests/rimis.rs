@@ -241,7 +241,7 @@ fn impulsive_mode_changes_get_a_restart_system_or_the_restart_warning() {
         assert!(messages.iter().all(|m| !m.contains("warning")), "CupAndBall: {messages:?}");
         assert!(messages.iter().any(|m| m.contains("note: restart computed: entering `gamma`")), "{messages:?}");
         assert!(out.contains("reinit(x_p_2, restart_system(1, "), "CupAndBall:\n{out}");
-        assert!(out.contains("reinit(x_2, pre(x));"), "positions are continuous:\n{out}");
+        assert!(out.contains("reinit(x_2, if not pre(gamma) then x_1 else pre(x));"), "positions are continuous:\n{out}");
     }
     // Where the restart system is not linear (the tension enters through sinh), it is solved
     // by damped Newton's method from the left limits (issue 29), said in the note, and the
@@ -875,4 +875,37 @@ fn initial_modes_decided_through_elementary_functions() {
     let initial = out.split("initial equation").nth(1).and_then(|s| s.split("\nequation").next()).unwrap();
     assert!(!initial.contains("if sin("), "{initial}");
     assert!(initial.contains("  Mc_1 = Vc * (p_atm + Pc_1_5) / (r_air * Tc_1_5);\n"), "{initial}");
+}
+
+/// Issue 31, point 1: a switch of a guard fixpoint fires at its guard's edge (exact, as
+/// before) and also, from the mode it leaves (`pre(m)`), on its guard's level, with a
+/// hysteresis of switching_band (1 + |a| + |b|), so a mode entered with its guard false
+/// already is left at once: waiting for an edge of its own guard, which had risen while the
+/// mass was in the air, kept ContactLeftAtOnce on the ground with a negative contact force.
+/// The replicate of the mode entered then starts from the state replicate of the mode left,
+/// read after its own `reinit` (omc's `pre(y)` in the second step of the event iteration
+/// still held the multiplexer's value before the first).
+#[test]
+fn a_switch_follows_its_guard_from_the_mode_it_leaves() {
+    let out = rewritten_with_guarantee("ContactLeftAtOnce.mo");
+    assert!(out.contains("  elsewhen s_1 > 0 then\n    contact = true;\n  elsewhen s_2 < 0 then\n"), "{out}");
+    assert!(
+        out.contains("  elsewhen not pre(contact) and s_1 > switching_band * (1 + abs(s_1)) then\n    contact = true;\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  elsewhen pre(contact) and s_2 < -switching_band * (1 + abs(s_2)) then\n    contact = false;\n"),
+        "{out}"
+    );
+    assert!(out.contains("    reinit(y_1, if pre(contact) then y_2 else pre(y));\n"), "{out}");
+    assert!(out.contains("    reinit(y_2, if not pre(contact) then y_1 else pre(y));\n"), "{out}");
+    // A threshold that is not 0: the floor is added to the operands' magnitudes.
+    let out = rewritten_with_guarantee("InitialConsistencyOnReplicates.mo");
+    assert!(
+        out.contains(
+            "  elsewhen pre(b2) and x3_1 - x4 > 0.6733 + switching_band * (1 + abs(x3_1 - x4) + 0.6733) then\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("  elsewhen x3_1 - x4 > 0.6733 then\n"), "{out}");
 }

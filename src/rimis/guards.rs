@@ -205,7 +205,12 @@ pub(crate) fn sticky(e: &Expr, keep: bool, band: &Expr, varies: &dyn Fn(&Expr) -
             let h = binary(BinOp::Mul, band.clone(), scale);
             // Moving b down favours `a >= b` (and `a > b`) being true, `a <= b` false.
             let down = matches!(op, BinOp::Gt | BinOp::Ge) == keep;
-            let b = binary(if down { BinOp::Sub } else { BinOp::Add }, b.clone(), h);
+            let zero = matches!(&b.kind, ExprKind::Number(n) if n.as_str().parse::<f64>() == Ok(0.0));
+            let b = match (zero, down) {
+                (true, true) => exprs::neg(h),
+                (true, false) => h,
+                (false, _) => binary(if down { BinOp::Sub } else { BinOp::Add }, b.clone(), h),
+            };
             binary(*op, a.clone(), b)
         }
         _ => e.clone(),

@@ -450,15 +450,49 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     )
                 };
                 let probe = widened(&exprs::name("switching_band"));
-                let (enter, leave) =
-                    if held.read_through.contains(&m.index()) && probe != (ll.enter.clone(), ll.leave.clone()) {
-                        band_on_switches = true;
-                        widened(&exprs::name(switching_band.get_or_insert_with(|| plan.namer.fresh("switching_band"))))
-                    } else {
-                        (ll.enter, ll.leave)
-                    };
-                let branches =
-                    vec![(exprs::call("initial", Vec::new()), start), (enter, set(true)), (leave, set(false))];
+                let banded = probe != (ll.enter.clone(), ll.leave.clone());
+                let mut band = || {
+                    band_on_switches = true;
+                    widened(&exprs::name(switching_band.get_or_insert_with(|| plan.namer.fresh("switching_band"))))
+                };
+                let (enter, leave) = if held.read_through.contains(&m.index()) && banded {
+                    band()
+                } else {
+                    (ll.enter.clone(), ll.leave.clone())
+                };
+                // The mode follows its guard at every event, not only at the guard's own edge
+                // (issue 31 point 1). The edges of the replicates' guards rise in every mode,
+                // so one may have risen while its mode was not active: a mass thrown down
+                // against a lift larger than its weight enters contact at the impact with a
+                // contact force negative already, and the switch back then had no edge to fire
+                // on (ContactLeftAtOnce: it stayed on the ground with f < 0, silently). So each
+                // switch also fires on its guard's level from the mode it leaves (`pre(m)`):
+                // a mode entered with its guard false is left in the next step of the event
+                // iteration (a transient mode). The level carries a hysteresis with a floor,
+                // h = switching_band (1 + |a| + |b|) (`guards::sticky`): at a crossing of the
+                // guard itself the entered mode's guard sits at its threshold within the
+                // integration error (a literal 0 for a complementarity: WaterTank, Westinghouse2),
+                // and exact, the level fired back at once (104 of 687 campaign outputs stopped
+                // with an event iteration that did not converge). The edges stay exact, so a
+                // switch instant does not move; the floor only delays following a guard
+                // violated by less than h at an entry until the violation exceeds it. Where
+                // the guards contradict each other in every mode, the event iteration does not
+                // settle and the simulator stops (ContactGuardsContradict).
+                band_on_switches = true;
+                let level_band = exprs::name(switching_band.get_or_insert_with(|| plan.namer.fresh("switching_band")));
+                let (enter_level, leave_level) = (
+                    guards::sticky(&ll.enter, false, &level_band, &varies, true),
+                    guards::sticky(&ll.leave, false, &level_band, &varies, true),
+                );
+                let pre_m = exprs::call("pre", vec![target.clone()]);
+                let and = |a, b| exprs::binary(crate::syntax::ast::BinOp::And, a, b);
+                let branches = vec![
+                    (exprs::call("initial", Vec::new()), start),
+                    (enter, set(true)),
+                    (leave, set(false)),
+                    (and(exprs::not(pre_m.clone()), enter_level), set(true)),
+                    (and(pre_m, leave_level), set(false)),
+                ];
                 let kind = EquationKind::When { branches };
                 let mut item = Item::new(exprs::equation(kind));
                 item.comment = Some(format!(
@@ -665,7 +699,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     }
     if let Some(band) = &switching_band {
         let doc = if band_on_switches {
-            "relative width of the hysteresis of the guard fixpoints (their switches, or their level equations)"
+            "width of the hysteresis of the guard fixpoints, relative to their relations' operands (a switch's level: to 1 + their magnitudes)"
         } else {
             "relative width of the hysteresis of the guard fixpoints kept as level equations"
         };

@@ -507,6 +507,28 @@ pub(crate) fn diff(plan: &mut Plan) -> Vec<Item> {
 /// mode the model starts in, [`exprs::entered`]) — or, for a replicate that a
 /// restart system restores on entering exactly those modes (`restarts`: region,
 /// replicate, value), the restart value, in a `when cond(b)` of its own (as RESTART's).
+/// The value a state replicate of writer `entered` takes as its mode is entered: the
+/// source u^(i) where the mode left held it, `if pre(c1) then x_1 elseif … else pre(u^(i))`
+/// over the other writers, when each of them holds u^(i) as a state (else `pre(u^(i))`).
+/// The same left limit as `pre(u^(i))`, but read from the states themselves: where a mode
+/// is entered and left in one instant (a transient mode, ContactLeftAtOnce), omc's
+/// `pre(u)` in the second step of the event iteration is the multiplexer's value before
+/// the first step's `reinit` (the mass lifted off 1 m above the ground it had hit).
+fn left_limit(plan: &mut Plan, u: VarId, i: u32, entered: usize) -> Expr {
+    let pre = call("pre", vec![plan.source(u, i)]);
+    let writers = plan.writers[u.index()].clone();
+    if writers.iter().any(|&(_, k)| k <= i) {
+        return pre;
+    }
+    let mut branches = Vec::new();
+    for (b, _) in writers.into_iter().filter(|&(b, _)| b != entered) {
+        let local = plan.cond_local(plan.part_cond[b]);
+        let Some(cond) = exprs::pre_of(&plan.expr(&local)) else { return pre };
+        branches.push((cond, plan.written(b, u, i)));
+    }
+    if branches.is_empty() { pre } else { exprs::if_expr(branches, pre) }
+}
+
 pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<Item> {
     let mut out = Vec::new();
     let regions: Vec<Local> = restarts.iter().map(|r| plan.local(&r.0)).collect();
@@ -529,7 +551,7 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
                     .map(|((c, _, v), r)| (r, v, c))
                     .collect();
                 match restart.as_slice() {
-                    [] => copies.push(exprs::reinit(target, call("pre", vec![plan.source(u, i)]))),
+                    [] => copies.push(exprs::reinit(target, left_limit(plan, u, i, b))),
                     [(r, v, _)] if plan.same(r, &mode) => restarted.push(exprs::reinit(target, (*v).clone())),
                     parts => {
                         let branches = parts.iter().map(|(_, v, c)| (plan.cond_expr(c), (*v).clone())).collect();
