@@ -909,3 +909,33 @@ fn a_switch_follows_its_guard_from_the_mode_it_leaves() {
     );
     assert!(out.contains("  elsewhen x3_1 - x4 > 0.6733 then\n"), "{out}");
 }
+
+/// Issue 31, points 2 and 3: a mode entered through the user's impact law is left at once
+/// where, after the law, the other mode's guard moves away from its threshold (a transient
+/// mode: the ball bounces), unless that mode would be entered again at once by its level;
+/// where it stays (a bounce below the hysteresis), the default inelastic restart follows one
+/// step of the event iteration later, as `elsewhen c and pre(c)` branches of the `when`s that
+/// already reinitialise those states: Modelica allows one `when` per reinitialised state, and
+/// rumoca refused a second one.
+#[test]
+fn an_impact_law_makes_a_transient_mode_or_comes_to_rest() {
+    let out = rewritten_with_guarantee("BouncingBallComesToRest.mo");
+    assert!(
+        out.contains(
+            "  elsewhen pre(contact) and -y_p_1 < -switching_band * (1 + abs(-y_p_1)) and not s_1 > switching_band * (1 + abs(s_1)) then\n    contact = false;\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("  when contact then\n    reinit(v, -e * pre(v));\n  elsewhen contact and pre(contact) then\n    reinit(v, restart_system(2, "),
+        "{out}"
+    );
+    assert!(
+        out.contains("    reinit(y_p_2, pre(y_p));\n  elsewhen contact and pre(contact) then\n    reinit(y_p_2, restart_system(1, "),
+        "{out}"
+    );
+    assert_eq!(out.matches("reinit(v,").count(), 2, "{out}");
+    // Without a transient exit (no guard fixpoint to leave), the law stays alone: no restart.
+    let out = rewritten_with_guarantee("ClutchUserLaw.mo");
+    assert!(!out.contains("and pre(g) then"), "{out}");
+}

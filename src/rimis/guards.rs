@@ -249,3 +249,63 @@ pub(crate) fn left_limit(
 pub(crate) fn target(plan: &Plan, m: ModeId) -> Expr {
     name(&plan.mdae.mode(m).name)
 }
+
+/// Where an impact law of the user restarts the entry into a mode (`impact_laws.rs`), the
+/// condition under which that mode is a transient one (paper 000 §5.2.3, paper 003 Alg. 11):
+/// left at once, because after the law the guard of the other mode, computed as in that mode
+/// (its replicates, `at`), moves away from its threshold, so that mode holds on. The guard
+/// is `a op b` (or its `not`), resolved through one-equation blocks (`resolve`) and
+/// differentiated in time: `d/dt (a - b) > 0` where `a < b` enters the mode (the gap opens),
+/// `< 0` where `a > b` does. `holds`: the value of the guard that enters the mode (true for
+/// `m = g` entering m, false for `not m`). `None` where the guard is not one relation or
+/// does not differentiate. The result is a relation `rate op 0`, to be widened by
+/// `sticky` (the rate is exactly 0 where the law leaves the state consistent: a plastic
+/// impact, or a bounce too small to leave the mode — the ball comes to rest).
+pub(crate) fn leaving_rate(
+    plan: &mut Plan,
+    g: &Expr,
+    at: &[(ModeId, bool)],
+    holds: bool,
+    ctx: &crate::rimis::symbolic::DiffContext,
+) -> Option<Expr> {
+    let (cond, cnum) = plan.modes_where(at);
+    let g = partial_in(plan, g, &cond);
+    let g = resolve(plan, &g, at, &cond);
+    // Strip `not`s and `noEvent`: the relation and whether it enters when true.
+    let (mut rel, mut enters_when_true) = (g, holds);
+    loop {
+        match &rel.kind {
+            ExprKind::Unary(UnOp::Not, x) => {
+                let x = (**x).clone();
+                rel = x;
+                enters_when_true = !enters_when_true;
+            }
+            ExprKind::Call(c) if c.function.text.as_str() == "noEvent" => {
+                let crate::syntax::ast::FunctionArgs::List { positional, .. } = &c.args else { return None };
+                rel = positional.first()?.clone();
+            }
+            _ => break,
+        }
+    }
+    let ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), xs) = &rel.kind else { return None };
+    let diff = binary(BinOp::Sub, xs[0].clone(), xs[1].clone());
+    let rate = crate::rimis::symbolic::time_derivative(&diff, ctx).ok()?;
+    if matches!(&rate.kind, ExprKind::Number(n) if n.as_str().parse::<f64>() == Ok(0.0)) {
+        return None;
+    }
+    // The mode holds on while the relation keeps the value that does not enter: a - b
+    // grows where `a < b` enters, falls where `a > b` does.
+    let below_enters = matches!(op, BinOp::Lt | BinOp::Le) == enters_when_true;
+    let rate = rewrite(&rate, &mut |x| {
+        if let ExprKind::Call(c) = &x.kind
+            && c.function.text.as_str() == "pre"
+        {
+            return Some(x.clone());
+        }
+        let (n, i) = exprs::occurrence(x)?;
+        let u = *plan.by_name.get(&*n)?;
+        Some(plan.read(u, i, cnum))
+    });
+    let zero = exprs::number("0");
+    Some(binary(if below_enters { BinOp::Gt } else { BinOp::Lt }, rate, zero))
+}

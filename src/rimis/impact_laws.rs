@@ -6,7 +6,11 @@
 //! default (inelastic) restart, which would fight it at the same event. The consistency
 //! equations of the region are still asserted after the switch (`checks.rs`): a law that
 //! leaves them false in a long mode stops the run with a message rather than going on with
-//! nonphysical values (a mode left at once — a transient mode, §5.2.3 — is not modelled).
+//! nonphysical values. Where the mode is a guard fixpoint's switch (`rimis/mod.rs`), it is
+//! left at once where the law opens the other mode's guard (a transient mode, §5.2.3:
+//! `guards::leaving_rate`), and where it is not (a bounce below the switches' hysteresis),
+//! the default restart follows one step later (`restart_system.rs`, `at_rest`): the ball
+//! comes to rest.
 //!
 //! Input: the input's kept equations and the plan. Output: [`Law`]s, each with the modes in
 //! which its condition holds and the states it reinitialises.

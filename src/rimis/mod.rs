@@ -402,6 +402,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let mut kept_level: Vec<String> = Vec::new();
     let mut switching_band: Option<String> = None;
     let mut band_on_switches = false;
+    let laws = impact_laws::declared(&plan, &src.kept);
+    // The regions entered through an impact law that may be transient modes.
+    let mut transient: Vec<biodivine_lib_bdd::Bdd> = Vec::new();
     for eq in &src.kept {
         let Some((m, g)) = src.mode_equation(eq) else {
             modes.push(Item::new(eq.clone()));
@@ -486,13 +489,37 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 );
                 let pre_m = exprs::call("pre", vec![target.clone()]);
                 let and = |a, b| exprs::binary(crate::syntax::ast::BinOp::And, a, b);
-                let branches = vec![
+                let mut branches = vec![
                     (exprs::call("initial", Vec::new()), start),
                     (enter, set(true)),
                     (leave, set(false)),
-                    (and(exprs::not(pre_m.clone()), enter_level), set(true)),
-                    (and(pre_m, leave_level), set(false)),
+                    (and(exprs::not(pre_m.clone()), enter_level.clone()), set(true)),
+                    (and(pre_m.clone(), leave_level.clone()), set(false)),
                 ];
+                // A mode entered through an impact law of the user is left at once where,
+                // after the law, the other mode's guard moves away from its threshold (a
+                // transient mode, paper 000 §5.2.3: the elastic bounce). The rate carries
+                // the switch levels' hysteresis: a bounce below it stays in the mode (the
+                // ball comes to rest).
+                let mode_bdd = plan.cdg.space.set.mk_var(plan.cdg.space.mode_vars[m.index()]);
+                for entering in [true, false] {
+                    let entered = if entering { mode_bdd.clone() } else { mode_bdd.not() };
+                    if impact_laws::for_entry(&plan, &laws, &entered).is_none() {
+                        continue;
+                    }
+                    let Some(rate) = guards::leaving_rate(&mut plan, &g, &[(m, !entering)], entering, &ctx) else {
+                        continue;
+                    };
+                    let rate = guards::sticky(&rate, false, &level_band, &varies, true);
+                    let from = if entering { pre_m.clone() } else { exprs::not(pre_m.clone()) };
+                    // Not where the mode left would be entered again at once by its level
+                    // (a crossing missed between two steps near an accumulation of impacts:
+                    // the state lies beyond the surface by more than the hysteresis, and the
+                    // event iteration cycled in rumoca): the mode stays, at rest.
+                    let back = if entering { &enter_level } else { &leave_level };
+                    branches.push((and(and(from, rate), exprs::not(back.clone())), set(!entering)));
+                    transient.push(entered);
+                }
                 let kind = EquationKind::When { branches };
                 let mut item = Item::new(exprs::equation(kind));
                 item.comment = Some(format!(
@@ -534,8 +561,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
 
     let mut multi = sources;
     let unguaranteed = restart::unguaranteed(&plan, &switches);
-    let laws = impact_laws::declared(&plan, &src.kept);
-    let restarts = restart_system::build(&mut plan, &unguaranteed, &laws, &ctx)?;
+    let mut restarts = restart_system::build(&mut plan, &unguaranteed, &laws, &transient, &ctx)?;
     let reinit = sections::reinit(&mut plan, &restarts.replicas);
     // Never silently wrong: what no restart restores is checked in its modes.
     // So is what a nonlinear restart system restores (Newton's method may fail).
@@ -722,13 +748,19 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     for (n, what, u) in &plan.samples {
         out.replicates.push((src.sample_decl(n, &mdae.var(*u).name), what.clone()));
     }
+    let mut modes = modes;
+    let mut reinit = reinit;
+    let mut restart_whens = restarts.reinit;
+    let at_rest = std::mem::take(&mut restarts.at_rest);
+    let new_whens = sections::merge_reinits(&mut [&mut modes, &mut reinit, &mut restart_whens], at_rest);
+    restart_whens.extend(new_whens);
     for (title, items) in [
         ("mode equations", modes),
         ("DIFF: derivatives of the kept states and of the state replicates", diff),
         ("MULTI: multiplexers", multi),
         ("REPL: the blocks of the CDG, each under its condition", repl),
         ("REINIT: a state replicate starts from the source's value when its mode is entered", reinit),
-        ("RESTART: reinitialisation", restarts.reinit),
+        ("RESTART: reinitialisation", restart_whens),
         (
             "CHECK: consistency after mode changes the output does not restart, or restarts by an iteration (paper 000 §5)",
             checks,

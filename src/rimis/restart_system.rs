@@ -88,6 +88,10 @@ pub(crate) struct Restarts {
     pub iterated: Vec<usize>,
     /// The tolerance parameter, named when a nonlinear system reads it (its gate).
     pub tolerance: Option<String>,
+    /// The restarts at rest after an impact law (issue 31 point 3): `c and pre(c)` and its
+    /// reinits, to be merged as `elsewhen` branches into the `when`s that reinitialise the
+    /// same states (`sections::merge_reinits`: one `when` per state, as Modelica requires).
+    pub at_rest: Vec<(Expr, Vec<crate::syntax::ast::Equation>)>,
 }
 
 /// Default step of the restart systems, in seconds.
@@ -99,6 +103,7 @@ pub(crate) fn build(
     plan: &mut Plan,
     failures: &[Unguaranteed],
     laws: &[Law],
+    transient: &[Bdd],
     ctx: &DiffContext,
 ) -> Result<Restarts, RimisError> {
     let mut out = Restarts::default();
@@ -113,6 +118,11 @@ pub(crate) fn build(
     for region in regions {
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
         let names: Vec<String> = here.iter().map(|f| primed(plan.mdae.label(f.eq), f.j)).collect();
+        // Where the entry may be a transient mode (`guards::leaving_rate`), the law decides
+        // whether the mode is left at once; where it is not (a bounce below the switches'
+        // hysteresis), the default inelastic restart applies in the next step of the event
+        // iteration: the ball comes to rest (issue 31 point 3).
+        let mut at_rest = false;
         if let Some(law) = impact_laws::for_entry(plan, laws, region) {
             // Declared by the user (§5.2.4): honoured, no default restart; still checked.
             let why = format!(
@@ -120,14 +130,22 @@ pub(crate) fn build(
                 law.condition,
                 law.targets.join(", ")
             );
+            out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
+            if !transient.iter().any(|r| region.and(&r.not()).is_false()) {
+                out.notes.push(format!(
+                    "entering `{}`: {why}, not the default inelastic restart; {} checked after the switch",
+                    plan.cond_text(region),
+                    names.join(" ")
+                ));
+                out.mode_changes.push(ModeChange::without_restart(plan.cond_text(region), names.clone(), why));
+                continue;
+            }
             out.notes.push(format!(
-                "entering `{}`: {why}, not the default inelastic restart; {} checked after the switch",
+                "entering `{}`: {why}; the mode is left at once where the law opens the other mode's guard (a transient mode, paper 000 §5.2.3), else the default inelastic restart follows in the next step of the event iteration (at rest); {} checked after the switch",
                 plan.cond_text(region),
                 names.join(" ")
             ));
-            out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
-            out.mode_changes.push(ModeChange::without_restart(plan.cond_text(region), names.clone(), why));
-            continue;
+            at_rest = true;
         }
         let parts = match grow_parts(plan, &index, region, region, &here, ctx, &mut MAX_PARTS.clone())? {
             Ok(parts) => parts,
@@ -203,9 +221,14 @@ pub(crate) fn build(
                     .filter(|&k| &failures[k].entered == region && !lower.contains(&(failures[k].eq, failures[k].j))),
             );
         }
+        let mut rest_reinits = Vec::new();
         for (part, b) in built {
             out.functions.push(b.function);
-            out.replicas.extend(b.replicas.into_iter().map(|(r, v)| (part.clone(), r, v)));
+            if at_rest {
+                rest_reinits.extend(b.replicas.into_iter().map(|(r, v)| exprs::reinit(name(&r), v)));
+            } else {
+                out.replicas.extend(b.replicas.into_iter().map(|(r, v)| (part.clone(), r, v)));
+            }
             let cond = plan.cond_expr(&part);
             for (u, v) in b.sources {
                 match sources.iter_mut().find(|(n, _)| *n == u) {
@@ -214,9 +237,9 @@ pub(crate) fn build(
                 }
             }
         }
-        if !sources.is_empty() {
+        if !sources.is_empty() || !rest_reinits.is_empty() {
             let whole = per_part.is_empty();
-            let reinits = sources
+            let mut reinits: Vec<crate::syntax::ast::Equation> = sources
                 .into_iter()
                 .map(|(u, mut list)| {
                     let value =
@@ -224,16 +247,27 @@ pub(crate) fn build(
                     exprs::reinit(name(&u), value)
                 })
                 .collect();
+            reinits.extend(rest_reinits);
             // Not `exprs::entered`: omc would fire it just after the initialisation, and a
             // restart of a consistent state moves it by O(restart_step) (ClutchReleased:
             // 1.5e-8); the mode variables' start values keep rumoca from firing it at t = 0.
-            whens.push((plan.cond_expr(region), reinits));
+            // At rest after a law: one step after the entry, where the mode is still active.
+            let cond = plan.cond_expr(region);
+            match (at_rest, exprs::pre_of(&cond)) {
+                (true, Some(before)) => {
+                    out.at_rest.push((exprs::binary(crate::syntax::ast::BinOp::And, cond, before), reinits))
+                }
+                _ => whens.push((cond, reinits)),
+            }
         }
         let how = if iterated {
             ", nonlinear: solved by Newton's method from the left limits where they do not satisfy it already, and checked after the switch"
         } else {
             ""
         };
+        if at_rest {
+            continue;
+        }
         out.notes.push(format!(
             "restart computed: entering `{entering}`, the states restart from the restart system of paper 000 §5.1{per_part} (one step of {step} = {STEP} s{how}), which makes {} true",
             names.join(" ")

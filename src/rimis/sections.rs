@@ -574,6 +574,60 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
     out
 }
 
+/// Merges reinits into the `when`-equations that already reinitialise the same states, each
+/// group as one more `elsewhen` branch (Modelica lets a state be reinitialised in one
+/// `when`-equation only; rumoca refuses a second one): the restarts at rest after an impact
+/// law (`restart_system::Restarts::at_rest`) go into the user's `when` of the law and into
+/// REINIT's `when` of the replicate. What no `when` reinitialises yet is returned, as new
+/// `when`-equations.
+pub(crate) fn merge_reinits(lists: &mut [&mut Vec<Item>], extra: Vec<(Expr, Vec<Equation>)>) -> Vec<Item> {
+    let target = |eq: &Equation| -> Option<String> {
+        let EquationKind::Call(c) = &eq.kind else { return None };
+        if c.function.text.as_str() != "reinit" {
+            return None;
+        }
+        let crate::syntax::ast::FunctionArgs::List { positional, .. } = &c.args else { return None };
+        exprs::var_name(positional.first()?).map(String::from)
+    };
+    let mut out = Vec::new();
+    for (cond, eqs) in extra {
+        // (list, item) -> the reinits it takes.
+        let mut into: Vec<((usize, usize), Vec<Equation>)> = Vec::new();
+        let mut left = Vec::new();
+        for eq in eqs {
+            let Some(t) = target(&eq) else {
+                left.push(eq);
+                continue;
+            };
+            let found = lists.iter().enumerate().find_map(|(l, items)| {
+                items.iter().position(|item| match &item.equation.kind {
+                    EquationKind::When { branches } => {
+                        branches.iter().any(|(_, body)| body.iter().any(|b| target(b).as_deref() == Some(t.as_str())))
+                    }
+                    _ => false,
+                })
+                .map(|i| (l, i))
+            });
+            match found {
+                Some(at) => match into.iter_mut().find(|(k, _)| *k == at) {
+                    Some((_, list)) => list.push(eq),
+                    None => into.push((at, vec![eq])),
+                },
+                None => left.push(eq),
+            }
+        }
+        for ((l, i), body) in into {
+            if let EquationKind::When { branches } = &mut lists[l][i].equation.kind {
+                branches.push((cond.clone(), body));
+            }
+        }
+        if !left.is_empty() {
+            out.push(Item::new(exprs::equation(EquationKind::When { branches: vec![(cond, left)] })));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::guarded;
