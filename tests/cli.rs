@@ -590,3 +590,24 @@ fn check_reports_the_initial_system_of_every_mode_the_model_may_start_in() {
     assert!(text(&check.stdout).contains("underdetermined by 1 in [x, der(x)]"), "{}", text(&check.stdout));
     assert!(check.stderr.is_empty(), "{}", text(&check.stderr));
 }
+
+/// Issue 31 point 4: `--check` and `--report json` say where an impact law of the user makes
+/// the mode entered a transient one, and how the output simulates it; not without a law.
+#[test]
+fn check_reports_a_transient_mode_change() {
+    let path = fixture("BouncingBallComesToRest.mo");
+    let printed = text(&run(&["--check", path.to_str().unwrap()]).stdout);
+    assert!(
+        printed.contains("  entering contact (restores e19'; restart computed)\n    transient mode: the impact law of `when contact` applies, and the mode is left at once"),
+        "{printed}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["--check", "--report", "json", path.to_str().unwrap()]).stdout).unwrap();
+    let how = json["mode_changes"][0]["transient"].as_str().unwrap_or_default();
+    assert!(how.contains("left at once") && how.contains("at rest"), "{json}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["--check", "--report", "json", fixture("CupAndBall.mo").to_str().unwrap()]).stdout)
+            .unwrap();
+    let changes = json["mode_changes"].as_array().unwrap();
+    assert!(!changes.is_empty() && changes.iter().all(|c| c.get("transient").is_none()), "{json}");
+}

@@ -294,6 +294,11 @@ pub struct ModeChange {
     /// consistency equations still checked after it).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub iterated: bool,
+    /// Entered through an impact law of the user that may make the mode a transient one
+    /// (paper 000 §5.2.3): how the output simulates it (left at once where the law opens the
+    /// other mode's guard, else this restart one step later, at rest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transient: Option<String>,
 }
 
 impl ModeChange {
@@ -308,6 +313,7 @@ impl ModeChange {
             jumps: Vec::new(),
             unbalanced: Vec::new(),
             iterated: false,
+            transient: None,
         }
     }
 }
@@ -343,6 +349,7 @@ impl ModeChange {
             jumps,
             unbalanced: s.unbalanced,
             iterated: false,
+            transient: None,
         }
     }
 }
@@ -360,6 +367,9 @@ pub fn text(changes: &[ModeChange]) -> String {
             Some(why) => format!("no restart: {why}"),
         };
         s.push_str(&format!("  entering {} (restores {}; {restart})\n", c.entering, c.restores.join(" ")));
+        if let Some(how) = &c.transient {
+            s.push_str(&format!("    transient mode: {how}\n"));
+        }
         if !c.analysed {
             s.push_str("    impulse analysis: not done (no restart system)\n");
             continue;

@@ -222,6 +222,7 @@ pub(crate) fn build(
             );
         }
         let mut rest_reinits = Vec::new();
+        let built_parts = built.len();
         for (part, b) in built {
             out.functions.push(b.function);
             if at_rest {
@@ -266,6 +267,13 @@ pub(crate) fn build(
             ""
         };
         if at_rest {
+            let law = impact_laws::for_entry(plan, laws, region).map(|l| l.condition.clone()).unwrap_or_default();
+            let n = out.mode_changes.len();
+            for mc in &mut out.mode_changes[n - built_parts..] {
+                mc.transient = Some(format!(
+                    "the impact law of `when {law}` applies, and the mode is left at once where it opens the guard of the mode left; where it does not (a bounce below switching_band), this restart follows one step later (at rest)"
+                ));
+            }
             continue;
         }
         out.notes.push(format!(
