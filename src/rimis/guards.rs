@@ -94,7 +94,13 @@ pub(crate) fn guard_under(plan: &mut Plan, g: &Expr, at: &[(ModeId, bool)], expl
     let (cond, cnum) = plan.modes_where(at);
     let g = partial_in(plan, g, &cond);
     let g = if explicit { resolve(plan, &g, at, &cond) } else { g };
-    rewrite(&g, &mut |x| {
+    read_in(plan, &g, cnum)
+}
+
+/// `e` with each unknown (and derivative) named as read in the modes numbered `cnum`
+/// (`Plan::read`: their replicates); `pre(…)` left as written.
+fn read_in(plan: &mut Plan, e: &Expr, cnum: usize) -> Expr {
+    rewrite(e, &mut |x| {
         if let ExprKind::Call(c) = &x.kind
             && c.function.text.as_str() == "pre"
         {
@@ -296,16 +302,7 @@ pub(crate) fn leaving_rate(
     // The mode holds on while the relation keeps the value that does not enter: a - b
     // grows where `a < b` enters, falls where `a > b` does.
     let below_enters = matches!(op, BinOp::Lt | BinOp::Le) == enters_when_true;
-    let rate = rewrite(&rate, &mut |x| {
-        if let ExprKind::Call(c) = &x.kind
-            && c.function.text.as_str() == "pre"
-        {
-            return Some(x.clone());
-        }
-        let (n, i) = exprs::occurrence(x)?;
-        let u = *plan.by_name.get(&*n)?;
-        Some(plan.read(u, i, cnum))
-    });
+    let rate = read_in(plan, &rate, cnum);
     let zero = exprs::number("0");
     Some(binary(if below_enters { BinOp::Gt } else { BinOp::Lt }, rate, zero))
 }
