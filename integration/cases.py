@@ -56,8 +56,10 @@ class Case:
     output_may_reject: str | None
     checks: list[Check] = field(default_factory=list)
     # [output] stops_with / stops_between: the output must stop (a clear failure, e.g. the
-    # consistency assert of issue 14) with this text in its message, within this interval.
-    output_stops_with: str | None = None
+    # consistency assert of issue 14) with this text in its message (or one of these texts: the
+    # simulators word an event iteration that does not settle each in its own way), within this
+    # interval.
+    output_stops_with: tuple[str, ...] | None = None
     output_stops_between: tuple[float, float] | None = None
     # [output] known_failure_in: the simulators the output's known_failure is for (default: all).
     output_known_in: tuple = ("rumoca", "omc")
@@ -125,13 +127,20 @@ def load_case(path: Path) -> Case:
         raise SidecarError(f"{path}: output.stops_between must be [from, to]")
     if between is not None and "stops_with" not in output:
         raise SidecarError(f"{path}: output.stops_between needs output.stops_with")
+    stops_with = output.get("stops_with")
+    if isinstance(stops_with, str):
+        stops_with = (stops_with,)
+    elif stops_with is not None:
+        if not isinstance(stops_with, list) or not stops_with or not all(isinstance(x, str) for x in stops_with):
+            raise SidecarError(f"{path}: output.stops_with must be a text or a list of texts")
+        stops_with = tuple(stops_with)
     known_in = tuple(output.get("known_failure_in", ("rumoca", "omc")))
     if not set(known_in) <= {"rumoca", "omc"} or ("known_failure_in" in output and "known_failure" not in output):
         raise SidecarError(f"{path}: output.known_failure_in must list rumoca/omc and needs output.known_failure")
     return Case(path, model, forms, float(need("stop_time")), float(d.get("dt", need("stop_time") / 500)),
                 expect, original.get("note"), reference, ref.get("model") if ref else None,
                 output.get("known_failure"), output.get("may_reject"), checks,
-                output.get("stops_with"), tuple(float(x) for x in between) if between else None, known_in)
+                stops_with, tuple(float(x) for x in between) if between else None, known_in)
 
 
 def load_cases(fixtures: Path = FIXTURES) -> list[Case]:

@@ -13,6 +13,7 @@ row to cases.ROWS, printed as a table by run_tests.py.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -166,6 +167,27 @@ def check_reference(test, case, sim):
     test.assertGreater(v.passed, 0)
 
 
+def checks_before_stop(case, text: str, model: str, sim: str, lo: float, label: str) -> list[str]:
+    """The checks of an output that must stop in [lo, hi], judged on a run of it to `lo` (a
+    stopped run has no values): the sidecar puts them all at or before `lo`."""
+    early = dataclasses.replace(case, stop_time=lo)
+    with tempfile.TemporaryDirectory(prefix="mdae-out-") as tmp:
+        path = Path(tmp) / f"{model}.mo"
+        path.write_text(text)
+        rec = run_sim(early, path, model, sim)
+    if rec["status"] != "ok":
+        print(f"  FAIL {label}: the run to t = {lo:g}, before its stop, {rec['status']}: {harness_message(rec)}")
+        return [f"{label}: the run to t = {lo:g} {rec['status']}: {rec['message']}"]
+    v = cases.judge(early, rec, f"{label} (to t = {lo:g})")
+    print("\n".join(v.lines))
+    return v.failures
+
+
+def stops_as_designed(case, message: str) -> bool:
+    """Whether `message` has one of the texts the output must stop with."""
+    return any(text in message for text in case.output_stops_with)
+
+
 def check_output(test, case, sim):
     if sim == "omc":
         omc_or_skip(test, case, "output", case.forms)
@@ -192,7 +214,7 @@ def check_output(test, case, sim):
             path.write_text(out.stdout)
             rec = run_sim(case, path, model, sim)
             if (case.output_stops_with and rec["status"] == "failed" and not rec.get("failure_bracket")
-                    and rec.get("time_reached") is None and case.output_stops_with in (rec.get("message") or "")):
+                    and rec.get("time_reached") is None and stops_as_designed(case, rec.get("message") or "")):
                 lo, hi = case.output_stops_between or (0.0, case.stop_time)
                 rec["failure_bracket"] = stop_bracket(case, path, model, sim, lo, hi)
             if rec["status"] != "ok" and os.environ.get("MDAE_KEEP_OUTPUTS"):
@@ -206,15 +228,18 @@ def check_output(test, case, sim):
             lo, hi = case.output_stops_between or (0.0, case.stop_time)
             bracket = rec.get("failure_bracket") or ([rec["time_reached"]] * 2 if rec.get("time_reached") is not None else None)
             where_ok = bracket is not None and lo <= bracket[0] and bracket[1] <= hi
-            stops = rec["status"] == "failed" and case.output_stops_with in msg and where_ok
+            stops = rec["status"] == "failed" and stops_as_designed(case, msg) and where_ok
             cases.RUNS[(case.model, "output", rel(form), sim)]["checks"] = (
                 f"stops at its assert in [{lo}, {hi}] as designed" if stops else "FAIL: does not stop as designed")
             if stops:
-                print(f"  PASS {label}: stops in [{bracket[0]:.4f}, {bracket[1]:.4f}] with `{case.output_stops_with}`")
+                print(f"  PASS {label}: stops in [{bracket[0]:.4f}, {bracket[1]:.4f}] with `{' | '.join(case.output_stops_with)}`")
+                if case.checks:
+                    # What comes before the stop is checked too, on a run to the interval's start.
+                    failures.extend(checks_before_stop(case, out.stdout, model, sim, lo, label))
             else:
-                print(f"  FAIL {label}: should stop in [{lo}, {hi}] with `{case.output_stops_with}`: "
+                print(f"  FAIL {label}: should stop in [{lo}, {hi}] with `{' | '.join(case.output_stops_with)}`: "
                       f"{rec['status']} {bracket} {harness_message(rec)}")
-                failures.append(f"{label}: did not stop with `{case.output_stops_with}` in [{lo}, {hi}]")
+                failures.append(f"{label}: did not stop with `{' | '.join(case.output_stops_with)}` in [{lo}, {hi}]")
             continue
         known = case.output_known_failure if sim in case.output_known_in else None
         if rec["status"] != "ok":

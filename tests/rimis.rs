@@ -621,6 +621,8 @@ fn subscripted_names_are_rewritten_as_plain_ones() {
     let plain_names = |t: &str| {
         t.replace("s[1]", "s")
             .replace("s_1__", "s_")
+            .replace("regularFlow_1__", "regularFlow_")
+            .replace("inFlow_1__", "inFlow_")
             .replace("regularFlow[1]", "regularFlow")
             .replace("inFlow[1]", "inFlow")
             .replace("{false}", "false")
@@ -908,6 +910,33 @@ fn a_switch_follows_its_guard_from_the_mode_it_leaves() {
         "{out}"
     );
     assert!(out.contains("  elsewhen x3_1 - x4 > 0.6733 then\n"), "{out}");
+}
+
+/// Issue 31, point 3: a switch the output writes counts its changes in a row while the
+/// guard of the mode it is in stays within chatter_width hysteresis widths of its threshold,
+/// and stops at chatter_limit with a message naming the mode (SlidingModeChatters ran on with
+/// a change every 0.2 ms). The neighbourhood is the current mode's guard, on that mode's
+/// replicates (the other mode's may be held, near their threshold for ever).
+#[test]
+fn a_chattering_switch_stops_naming_its_mode() {
+    let out = rewritten_with_guarantee("ContactLeftAtOnce.mo");
+    assert!(out.contains("  Integer contact_chatter(start = 0, fixed = true) "), "{out}");
+    assert!(out.contains("  parameter Integer chatter_limit = 100 "), "{out}");
+    assert!(out.contains("  parameter Real chatter_width = 10 "), "{out}");
+    assert!(
+        out.contains(
+            "  when change(contact) then\n    contact_chatter = pre(contact_chatter) + 1;\n  elsewhen not (if contact then abs(s_2) < chatter_width * switching_band * (1 + abs(s_2)) else abs(s_1) < chatter_width * switching_band * (1 + abs(s_1))) then\n    contact_chatter = 0;\n  end when;\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("  assert(contact_chatter < chatter_limit, \"the mode `contact` chatters: "), "{out}");
+    // A guard fixpoint kept as a level equation: its guard as written.
+    let out = rewritten_with_guarantee("SlidingModeChatters.mo");
+    assert!(
+        out.contains("  elsewhen not abs(x1) < chatter_width * switching_band * (1 + abs(x1)) then\n    on_chatter = 0;\n"),
+        "{out}"
+    );
+    assert!(out.contains("  assert(on_chatter < chatter_limit, \"the mode `on` chatters: "), "{out}");
 }
 
 /// Issue 31, points 2 and 3: a mode entered through the user's impact law is left at once

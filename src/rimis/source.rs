@@ -453,7 +453,12 @@ fn cref_text(r: &ComponentRef) -> String {
 
 /// `parameter Real name = value "doc";`, a declaration the output adds.
 pub(crate) fn real_parameter(name: &str, value: &str, doc: &str) -> Element {
-    let text = format!("model M\n  parameter Real {name} = {value} \"{doc}\";\nend M;\n");
+    added_declaration(&format!("parameter Real {name} = {value} \"{doc}\""))
+}
+
+/// A declaration the output adds, from its text without the `;`.
+pub(crate) fn added_declaration(decl: &str) -> Element {
+    let text = format!("model M\n  {decl};\nend M;\n");
     let def = crate::syntax::parse(&text).expect("a generated declaration parses");
     let Some(ClassBody::Long(comp)) = def.classes.into_iter().next().map(|c| c.body) else {
         unreachable!("a long class")

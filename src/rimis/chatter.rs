@@ -1,0 +1,141 @@
+//! Chattering switches (issue 31 point 3): a switch the output writes (a guard fixpoint,
+//! `guards`) that changes back and forth while its guard stays at its threshold — a sliding
+//! mode, where each mode's dynamics drive the state back across the other's guard (paper 000
+//! §5.2: no mode is consistent there, and no restart decides one) — stops the simulation
+//! with a message naming the mode, instead of running on with an event every few hysteresis
+//! widths and values that belong to neither mode (`Sliding`: 5 changes per ms, x2 jumping
+//! between its two replicates).
+//!
+//! Per such switch m: a counter of m's changes in a row, reset when the guard of the mode m
+//! is in leaves a neighbourhood of its threshold (`chatter_width` hysteresis widths,
+//! h = switching_band (1 + |a| + |b|) per relation a op b), and an assert that the count
+//! stays below `chatter_limit`. A switch that moves its guard away between two changes (a
+//! rectifier's diode, a clutch, an impact and its bounces while they are higher than the
+//! neighbourhood) never counts more than one or two.
+
+use super::exprs::{self, binary};
+use super::Item;
+use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind, UnOp};
+
+/// Default of `chatter_limit`: changes of one switch in a row near its threshold.
+pub(crate) const LIMIT: &str = "100";
+/// Default of `chatter_width`: the neighbourhood of a threshold, in hysteresis widths.
+pub(crate) const WIDTH: &str = "10";
+
+/// The parameters' names, shared by every detector of one output.
+pub(crate) struct Parameters {
+    pub limit: String,
+    pub width: String,
+}
+
+/// Whether `g` has a relation that reads an unknown (`varies`): a switch on it can chatter.
+pub(crate) fn watched(g: &Expr, varies: &dyn Fn(&Expr) -> bool) -> bool {
+    let one = exprs::number("1");
+    near(g, &one, &one, varies).is_some()
+}
+
+/// Whether some relation `a op b` of `g` that reads an unknown (`varies`) is within
+/// `width` · `band` · (1 + |a| + |b|) of its threshold; `None` when no relation reads one.
+pub(crate) fn near(g: &Expr, width: &Expr, band: &Expr, varies: &dyn Fn(&Expr) -> bool) -> Option<Expr> {
+    match &g.kind {
+        ExprKind::Unary(UnOp::Not, x) => near(x, width, band, varies),
+        ExprKind::Binary(BinOp::And | BinOp::Or, xs) => {
+            match (near(&xs[0], width, band, varies), near(&xs[1], width, band, varies)) {
+                (Some(a), Some(b)) => Some(binary(BinOp::Or, a, b)),
+                (a, b) => a.or(b),
+            }
+        }
+        ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, xs) if varies(g) => {
+            let [a, b] = &**xs;
+            let abs = |x: &Expr| exprs::call("abs", vec![x.clone()]);
+            // A literal's magnitude as written (as `guards::sticky` scales its hysteresis).
+            let magnitude = |x: &Expr| match &x.kind {
+                ExprKind::Number(_) => x.clone(),
+                ExprKind::Unary(UnOp::Neg, n) if matches!(n.kind, ExprKind::Number(_)) => (**n).clone(),
+                _ => abs(x),
+            };
+            let distance = if exprs::is_zero(b) { abs(a) } else { abs(&binary(BinOp::Sub, a.clone(), b.clone())) };
+            let mut scale = binary(BinOp::Add, exprs::number("1"), magnitude(a));
+            if !exprs::is_zero(b) {
+                scale = binary(BinOp::Add, scale, magnitude(b));
+            }
+            let h = binary(BinOp::Mul, binary(BinOp::Mul, width.clone(), band.clone()), scale);
+            Some(binary(BinOp::Lt, distance, h))
+        }
+        _ => None,
+    }
+}
+
+/// The counter's when-equation and its assert for the switch `target` (the mode `mode`,
+/// its guard `guard` as the user wrote it, for the message), `near` the neighbourhood of
+/// the threshold of the guard that decides the mode's next change.
+pub(crate) fn detector(
+    counter: &str,
+    target: &Expr,
+    mode: &str,
+    guard: &str,
+    near: Expr,
+    params: &Parameters,
+) -> (Item, Item) {
+    let n = exprs::name(counter);
+    let branches = vec![
+        (
+            exprs::call("change", vec![target.clone()]),
+            vec![exprs::simple(
+                n.clone(),
+                binary(BinOp::Add, exprs::call("pre", vec![n.clone()]), exprs::number("1")),
+            )],
+        ),
+        (exprs::not(near), vec![exprs::simple(n.clone(), exprs::number("0"))]),
+    ];
+    let mut count = Item::new(exprs::equation(EquationKind::When { branches }));
+    count.comment = Some(format!(
+        "changes of `{mode}` in a row while its guard stays within {} hysteresis widths of its threshold",
+        params.width
+    ));
+    let test = binary(BinOp::Lt, n, exprs::name(&params.limit));
+    let message = format!(
+        "the mode `{mode}` chatters: it changed {} times in a row while its guard `{guard}` stayed at its threshold (a sliding mode: each mode drives the state back into the other); no mode is consistent there",
+        params.limit
+    );
+    let stop: Equation = exprs::assert(test, &message);
+    (count, Item::new(stop))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::printer::expr_to_string;
+
+    /// What reads an unknown: any name but `time` and the parameter `p`.
+    fn varies(e: &Expr) -> bool {
+        let mut found = false;
+        exprs::for_each(e, &mut |x| {
+            found |= exprs::var_name(x).is_some_and(|n| n != "time" && n != "p");
+        });
+        found
+    }
+
+    #[test]
+    fn the_neighbourhood_is_every_relation_on_an_unknown() {
+        let (x, y, p) = (exprs::name("x"), exprs::name("y"), exprs::name("p"));
+        let g = binary(
+            BinOp::And,
+            binary(BinOp::Gt, x, exprs::number("0")),
+            exprs::not(binary(BinOp::Le, y, p.clone())),
+        );
+        let near = near(&g, &exprs::name("w"), &exprs::name("h"), &varies).expect("relations on x and y");
+        assert_eq!(
+            expr_to_string(&near),
+            "abs(x) < w * h * (1 + abs(x)) or abs(y - p) < w * h * (1 + abs(y) + abs(p))"
+        );
+        assert!(watched(&g, &varies));
+    }
+
+    #[test]
+    fn a_guard_on_time_and_parameters_cannot_chatter() {
+        let g = binary(BinOp::Or, binary(BinOp::Ge, exprs::name("time"), exprs::name("p")), exprs::name("b"));
+        assert!(!watched(&g, &varies));
+        assert!(near(&g, &exprs::name("w"), &exprs::name("h"), &varies).is_none());
+    }
+}
