@@ -605,9 +605,10 @@ fn check_reports_a_transient_mode_change() {
         serde_json::from_slice(&run(&["--check", "--report", "json", path.to_str().unwrap()]).stdout).unwrap();
     let how = json["mode_changes"][0]["transient"].as_str().unwrap_or_default();
     assert!(how.contains("left at once") && how.contains("at rest"), "{json}");
-    let json: serde_json::Value =
-        serde_json::from_slice(&run(&["--check", "--report", "json", fixture("CupAndBall.mo").to_str().unwrap()]).stdout)
-            .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(
+        &run(&["--check", "--report", "json", fixture("CupAndBall.mo").to_str().unwrap()]).stdout,
+    )
+    .unwrap();
     let changes = json["mode_changes"].as_array().unwrap();
     assert!(!changes.is_empty() && changes.iter().all(|c| c.get("transient").is_none()), "{json}");
 }

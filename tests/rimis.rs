@@ -241,7 +241,10 @@ fn impulsive_mode_changes_get_a_restart_system_or_the_restart_warning() {
         assert!(messages.iter().all(|m| !m.contains("warning")), "CupAndBall: {messages:?}");
         assert!(messages.iter().any(|m| m.contains("note: restart computed: entering `gamma`")), "{messages:?}");
         assert!(out.contains("reinit(x_p_2, restart_system(1, "), "CupAndBall:\n{out}");
-        assert!(out.contains("reinit(x_2, if not pre(gamma) then x_1 else pre(x));"), "positions are continuous:\n{out}");
+        assert!(
+            out.contains("reinit(x_2, if not pre(gamma) then x_1 else pre(x));"),
+            "positions are continuous:\n{out}"
+        );
     }
     // Where the restart system is not linear (the tension enters through sinh), it is solved
     // by damped Newton's method from the left limits (issue 29), said in the note, and the
@@ -892,7 +895,9 @@ fn a_switch_follows_its_guard_from_the_mode_it_leaves() {
     let out = rewritten_with_guarantee("ContactLeftAtOnce.mo");
     assert!(out.contains("  elsewhen s_1 > 0 then\n    contact = true;\n  elsewhen s_2 < 0 then\n"), "{out}");
     assert!(
-        out.contains("  elsewhen not pre(contact) and s_1 > switching_band * (1 + abs(s_1)) then\n    contact = true;\n"),
+        out.contains(
+            "  elsewhen not pre(contact) and s_1 > switching_band * (1 + abs(s_1)) then\n    contact = true;\n"
+        ),
         "{out}"
     );
     assert!(
@@ -933,7 +938,9 @@ fn a_chattering_switch_stops_naming_its_mode() {
     // A guard fixpoint kept as a level equation: its guard as written.
     let out = rewritten_with_guarantee("SlidingModeChatters.mo");
     assert!(
-        out.contains("  elsewhen not abs(x1) < chatter_width * switching_band * (1 + abs(x1)) then\n    on_chatter = 0;\n"),
+        out.contains(
+            "  elsewhen not abs(x1) < chatter_width * switching_band * (1 + abs(x1)) then\n    on_chatter = 0;\n"
+        ),
         "{out}"
     );
     assert!(out.contains("  assert(on_chatter < chatter_limit, \"the mode `on` chatters: "), "{out}");

@@ -13,19 +13,86 @@
 //! rectifier's diode, a clutch, an impact and its bounces while they are higher than the
 //! neighbourhood) never counts more than one or two.
 
-use super::exprs::{self, binary};
 use super::Item;
-use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind, UnOp};
+use super::exprs::{self, binary};
+use super::names::Namer;
+use super::source::{added_declaration, real_parameter};
+use crate::syntax::ast::{BinOp, Element, EquationKind, Expr, ExprKind, UnOp};
+use crate::syntax::printer::expr_to_string;
 
 /// Default of `chatter_limit`: changes of one switch in a row near its threshold.
 pub(crate) const LIMIT: &str = "100";
 /// Default of `chatter_width`: the neighbourhood of a threshold, in hysteresis widths.
 pub(crate) const WIDTH: &str = "10";
 
-/// The parameters' names, shared by every detector of one output.
-pub(crate) struct Parameters {
-    pub limit: String,
-    pub width: String,
+/// The detectors of one output: the parameters' names (shared), and each switch's counter.
+#[derive(Default)]
+pub(crate) struct Detectors {
+    params: Option<(String, String)>,
+    counters: Vec<(String, String)>,
+}
+
+impl Detectors {
+    /// The counter's when-equation and its assert for the switch `target` of the mode
+    /// `mode` (its guard `guard` as the user wrote it, for the message); `near` gives, for
+    /// the name of `chatter_width`, the neighbourhood of the threshold of the guard that
+    /// decides the mode's next change.
+    pub(crate) fn watch(
+        &mut self,
+        namer: &mut Namer,
+        target: &Expr,
+        mode: &str,
+        guard: &Expr,
+        near: impl FnOnce(&Expr) -> Expr,
+    ) -> [Item; 2] {
+        let (limit, width) =
+            self.params.get_or_insert_with(|| (namer.fresh("chatter_limit"), namer.fresh("chatter_width")));
+        let near = near(&exprs::name(width));
+        let counter = namer.fresh(&format!("{}_chatter", Namer::plain(mode)));
+        let n = exprs::name(&counter);
+        let branches = vec![
+            (
+                exprs::call("change", vec![target.clone()]),
+                vec![exprs::simple(
+                    n.clone(),
+                    binary(BinOp::Add, exprs::call("pre", vec![n.clone()]), exprs::number("1")),
+                )],
+            ),
+            (exprs::not(near), vec![exprs::simple(n.clone(), exprs::number("0"))]),
+        ];
+        let mut count = Item::new(exprs::equation(EquationKind::When { branches }));
+        count.comment = Some(format!(
+            "changes of `{mode}` in a row while its guard stays within {width} hysteresis widths of its threshold"
+        ));
+        let test = binary(BinOp::Lt, n, exprs::name(limit));
+        let message = format!(
+            "the mode `{mode}` chatters: it changed {limit} times in a row while its guard `{}` stayed at its threshold (a sliding mode: each mode drives the state back into the other); no mode is consistent there",
+            expr_to_string(guard)
+        );
+        self.counters.push((counter, mode.to_string()));
+        [count, Item::new(exprs::assert(test, &message))]
+    }
+
+    /// The declarations of the parameters and the counters.
+    pub(crate) fn declarations(&self) -> Vec<Element> {
+        let Some((limit, width)) = &self.params else { return Vec::new() };
+        let mut out = vec![
+            added_declaration(&format!(
+                "parameter Integer {limit} = {LIMIT} \"changes of a switch in a row, its guard at its threshold, that stop the simulation as chattering (a sliding mode)\""
+            )),
+            real_parameter(
+                width,
+                WIDTH,
+                "the neighbourhood of a guard's threshold in which a switch's changes count as chattering, in widths of its hysteresis (switching_band (1 + |a| + |b|))",
+            ),
+        ];
+        for (counter, mode) in &self.counters {
+            out.push(added_declaration(&format!(
+                "Integer {counter}(start = 0, fixed = true) \"changes of `{mode}` in a row at its guard's threshold\""
+            )));
+        }
+        out
+    }
 }
 
 /// Whether `g` has a relation that reads an unknown (`varies`): a switch on it can chatter.
@@ -66,46 +133,9 @@ pub(crate) fn near(g: &Expr, width: &Expr, band: &Expr, varies: &dyn Fn(&Expr) -
     }
 }
 
-/// The counter's when-equation and its assert for the switch `target` (the mode `mode`,
-/// its guard `guard` as the user wrote it, for the message), `near` the neighbourhood of
-/// the threshold of the guard that decides the mode's next change.
-pub(crate) fn detector(
-    counter: &str,
-    target: &Expr,
-    mode: &str,
-    guard: &str,
-    near: Expr,
-    params: &Parameters,
-) -> (Item, Item) {
-    let n = exprs::name(counter);
-    let branches = vec![
-        (
-            exprs::call("change", vec![target.clone()]),
-            vec![exprs::simple(
-                n.clone(),
-                binary(BinOp::Add, exprs::call("pre", vec![n.clone()]), exprs::number("1")),
-            )],
-        ),
-        (exprs::not(near), vec![exprs::simple(n.clone(), exprs::number("0"))]),
-    ];
-    let mut count = Item::new(exprs::equation(EquationKind::When { branches }));
-    count.comment = Some(format!(
-        "changes of `{mode}` in a row while its guard stays within {} hysteresis widths of its threshold",
-        params.width
-    ));
-    let test = binary(BinOp::Lt, n, exprs::name(&params.limit));
-    let message = format!(
-        "the mode `{mode}` chatters: it changed {} times in a row while its guard `{guard}` stayed at its threshold (a sliding mode: each mode drives the state back into the other); no mode is consistent there",
-        params.limit
-    );
-    let stop: Equation = exprs::assert(test, &message);
-    (count, Item::new(stop))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::printer::expr_to_string;
 
     /// What reads an unknown: any name but `time` and the parameter `p`.
     fn varies(e: &Expr) -> bool {
@@ -119,11 +149,8 @@ mod tests {
     #[test]
     fn the_neighbourhood_is_every_relation_on_an_unknown() {
         let (x, y, p) = (exprs::name("x"), exprs::name("y"), exprs::name("p"));
-        let g = binary(
-            BinOp::And,
-            binary(BinOp::Gt, x, exprs::number("0")),
-            exprs::not(binary(BinOp::Le, y, p.clone())),
-        );
+        let g =
+            binary(BinOp::And, binary(BinOp::Gt, x, exprs::number("0")), exprs::not(binary(BinOp::Le, y, p.clone())));
         let near = near(&g, &exprs::name("w"), &exprs::name("h"), &varies).expect("relations on x and y");
         assert_eq!(
             expr_to_string(&near),

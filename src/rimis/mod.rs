@@ -403,9 +403,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     let mut kept_level: Vec<String> = Vec::new();
     let mut switching_band: Option<String> = None;
     let mut band_on_switches = false;
-    // The chatter detectors of the switches (`chatter`): their counters, and the parameters.
-    let mut chatter_counters: Vec<(String, String)> = Vec::new();
-    let mut chatter_params: Option<chatter::Parameters> = None;
+    // The chatter detectors of the switches (`chatter`).
+    let mut chatter = chatter::Detectors::default();
     let laws = impact_laws::declared(&plan, &src.kept);
     // The regions entered through an impact law that may be transient modes.
     let mut transient: Vec<biodivine_lib_bdd::Bdd> = Vec::new();
@@ -535,20 +534,12 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 // It stops where it chatters (a sliding mode), reading the guard of the
                 // mode it is in.
                 if chatter::watched(&ll.enter, &varies) || chatter::watched(&ll.leave, &varies) {
-                    let params = chatter_params.get_or_insert_with(|| chatter::Parameters {
-                        limit: plan.namer.fresh("chatter_limit"),
-                        width: plan.namer.fresh("chatter_width"),
-                    });
-                    let width = exprs::name(&params.width);
-                    let near = |x: &crate::syntax::ast::Expr| {
-                        chatter::near(x, &width, &level_band, &varies).unwrap_or_else(|| exprs::boolean(false))
+                    let near = |width: &crate::syntax::ast::Expr| {
+                        let near =
+                            |x| chatter::near(x, width, &level_band, &varies).unwrap_or_else(|| exprs::boolean(false));
+                        exprs::if_expr(vec![(target.clone(), near(&ll.leave))], near(&ll.enter))
                     };
-                    let within = exprs::if_expr(vec![(target.clone(), near(&ll.leave))], near(&ll.enter));
-                    let counter = plan.namer.fresh(&format!("{}_chatter", names::Namer::plain(&mode_name)));
-                    let guard = crate::syntax::printer::expr_to_string(&g);
-                    let (count, stop) = chatter::detector(&counter, &target, &mode_name, &guard, within, params);
-                    modes.extend([count, stop]);
-                    chatter_counters.push((counter, mode_name.clone()));
+                    modes.extend(chatter.watch(&mut plan.namer, &target, &mode_name, &g, near));
                 }
                 unfixed.push(mode_name.clone());
                 switches.push(restart::Switch { mode: m, guard: g.clone() });
@@ -569,25 +560,16 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     vec![(pre, guards::sticky(&g, true, &band, &varies, true))],
                     guards::sticky(&g, false, &band, &varies, true),
                 );
-                let mut item = Item::new(exprs::simple(target, value));
+                let mut item = Item::new(exprs::simple(target.clone(), value));
                 item.comment = Some(format!(
                     "{mode_name} with a hysteresis of relative width {switching_band_value} around its relations (a guard fixpoint that reads `{mode_name}` through a block of every mode)",
                     switching_band_value = SWITCHING_BAND
                 ));
                 modes.push(item);
                 if chatter::watched(&g, &varies) {
-                    let params = chatter_params.get_or_insert_with(|| chatter::Parameters {
-                        limit: plan.namer.fresh("chatter_limit"),
-                        width: plan.namer.fresh("chatter_width"),
-                    });
-                    let width = exprs::name(&params.width);
-                    let within = chatter::near(&g, &width, &band, &varies).unwrap_or_else(|| exprs::boolean(false));
-                    let counter = plan.namer.fresh(&format!("{}_chatter", names::Namer::plain(&mode_name)));
-                    let guard = crate::syntax::printer::expr_to_string(&g);
-                    let target = guards::target(&plan, m);
-                    let (count, stop) = chatter::detector(&counter, &target, &mode_name, &guard, within, params);
-                    modes.extend([count, stop]);
-                    chatter_counters.push((counter, mode_name.clone()));
+                    let near =
+                        |width: &_| chatter::near(&g, width, &band, &varies).unwrap_or_else(|| exprs::boolean(false));
+                    modes.extend(chatter.watch(&mut plan.namer, &target, &mode_name, &g, near));
                 }
                 kept_level.push(mode_name.clone());
             }
@@ -767,23 +749,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         };
         out.elements.push(source::real_parameter(band, SWITCHING_BAND, doc));
     }
-    if let Some(params) = &chatter_params {
-        out.elements.push(source::added_declaration(&format!(
-            "parameter Integer {} = {} \"changes of a switch in a row, its guard at its threshold, that stop the simulation as chattering (a sliding mode)\"",
-            params.limit,
-            chatter::LIMIT
-        )));
-        out.elements.push(source::real_parameter(
-            &params.width,
-            chatter::WIDTH,
-            "the neighbourhood of a guard's threshold in which a switch's changes count as chattering, in widths of its hysteresis (switching_band (1 + |a| + |b|))",
-        ));
-        for (counter, mode) in &chatter_counters {
-            out.elements.push(source::added_declaration(&format!(
-                "Integer {counter}(start = 0, fixed = true) \"changes of `{mode}` in a row at its guard's threshold\""
-            )));
-        }
-    }
+    out.elements.extend(chatter.declarations());
     out.classes.extend(restarts.functions.iter().cloned());
     if let Some(step) = &restarts.step {
         let doc = "step of the restart systems at impulsive mode changes (s; paper 000 §6.1.2)";

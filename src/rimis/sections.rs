@@ -600,13 +600,15 @@ pub(crate) fn merge_reinits(lists: &mut [&mut Vec<Item>], extra: Vec<(Expr, Vec<
                 continue;
             };
             let found = lists.iter().enumerate().find_map(|(l, items)| {
-                items.iter().position(|item| match &item.equation.kind {
-                    EquationKind::When { branches } => {
-                        branches.iter().any(|(_, body)| body.iter().any(|b| target(b).as_deref() == Some(t.as_str())))
-                    }
-                    _ => false,
-                })
-                .map(|i| (l, i))
+                items
+                    .iter()
+                    .position(|item| match &item.equation.kind {
+                        EquationKind::When { branches } => branches
+                            .iter()
+                            .any(|(_, body)| body.iter().any(|b| target(b).as_deref() == Some(t.as_str()))),
+                        _ => false,
+                    })
+                    .map(|i| (l, i))
             });
             match found {
                 Some(at) => match into.iter_mut().find(|(k, _)| *k == at) {
