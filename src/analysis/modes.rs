@@ -7,6 +7,7 @@
 use super::local::{Factored, Local};
 use crate::mdae::{Cond, Mdae, ModeId, ModeKind};
 use biodivine_lib_bdd::{Bdd, BddNode, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 /// BDD variables of the modes (and, for the implicit strategy, of the edges).
@@ -271,24 +272,32 @@ impl Compact {
 
     /// Minato–Morreale: cubes c with lower ⊆ ∨c ⊆ upper (both over `set`).
     fn isop(&self, lower: &Bdd, upper: &Bdd) -> Vec<Vec<(ModeId, bool)>> {
-        self.isop_bdd(lower, upper).0
+        self.isop_bdd(lower, upper, &mut FxHashMap::default()).0
     }
 
-    fn isop_bdd(&self, lower: &Bdd, upper: &Bdd) -> (Vec<Vec<(ModeId, bool)>>, Bdd) {
+    /// The recursion, with its computed table on (lower, upper): the same pair comes back
+    /// along many paths (the compressible building's conditions, N = 300: two thirds of the
+    /// main job's time went here without it).
+    fn isop_bdd(&self, lower: &Bdd, upper: &Bdd, memo: &mut Memo) -> (Vec<Vec<(ModeId, bool)>>, Bdd) {
         if lower.is_false() {
             return (Vec::new(), self.set.mk_false());
         }
         if upper.is_true() {
             return (vec![Vec::new()], self.set.mk_true());
         }
-        let top = lower.support_set().into_iter().chain(upper.support_set()).min().expect("non-constant");
+        let key = (lower.clone(), upper.clone());
+        if let Some(done) = memo.get(&key) {
+            return done.clone();
+        }
+        // The top variable: the root's (the nodes are ordered, a terminal's is past the last).
+        let top = lower.var_of(lower.root_pointer()).min(upper.var_of(upper.root_pointer()));
         let m = self.modes[top.to_index()];
         let (l0, l1) = (lower.var_restrict(top, false), lower.var_restrict(top, true));
         let (u0, u1) = (upper.var_restrict(top, false), upper.var_restrict(top, true));
-        let (c0, f0) = self.isop_bdd(&l0.and_not(&u1), &u0);
-        let (c1, f1) = self.isop_bdd(&l1.and_not(&u0), &u1);
+        let (c0, f0) = self.isop_bdd(&l0.and_not(&u1), &u0, memo);
+        let (c1, f1) = self.isop_bdd(&l1.and_not(&u0), &u1, memo);
         let rest = l0.and_not(&f0).or(&l1.and_not(&f1));
-        let (cs, fs) = self.isop_bdd(&rest, &u0.and(&u1));
+        let (cs, fs) = self.isop_bdd(&rest, &u0.and(&u1), memo);
         let x = self.set.mk_var(top);
         let f = x.not().and(&f0).or(&x.and(&f1)).or(&fs);
         let mut cubes = Vec::with_capacity(c0.len() + c1.len() + cs.len());
@@ -301,9 +310,13 @@ impl Compact {
             c
         }));
         cubes.extend(cs);
+        memo.insert(key, (cubes.clone(), f.clone()));
         (cubes, f)
     }
 }
+
+/// The computed table of [`Compact::isop_bdd`].
+type Memo = FxHashMap<(Bdd, Bdd), (Vec<Vec<(ModeId, bool)>>, Bdd)>;
 
 impl ModeSpace {
     /// Number of modes in `b` (a set of modes; other BDD variables are projected away).

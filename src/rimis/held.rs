@@ -136,8 +136,25 @@ impl Held {
                 }
             }
         }
-        held.fixpoint =
-            (0..held.fixpoint.len()).map(|m| held.succ[n + m].iter().any(|&y| held.reaches(y, n + m))).collect();
+        // A mode on a loop: in a strongly connected component with another node, or with
+        // an edge to itself.
+        let graph = petgraph::graph::DiGraph::<(), ()>::from_edges(
+            held.succ.iter().enumerate().flat_map(|(x, ys)| ys.iter().map(move |&y| (x as u32, y as u32))),
+        );
+        let mut component = vec![usize::MAX; held.succ.len()];
+        let mut size = Vec::new();
+        for (c, nodes) in petgraph::algo::tarjan_scc(&graph).into_iter().enumerate() {
+            size.push(nodes.len());
+            for x in nodes {
+                component[x.index()] = c;
+            }
+        }
+        held.fixpoint = (0..held.fixpoint.len())
+            .map(|m| {
+                let x = n + m;
+                held.succ[x].contains(&x) || component.get(x).is_some_and(|&c| c != usize::MAX && size[c] > 1)
+            })
+            .collect();
         held
     }
 
@@ -170,11 +187,14 @@ impl Held {
             return None;
         }
         let others: Vec<(usize, u32)> = plan.def_in(u, k, &outside).into_iter().filter(|&(p, _)| p != b).collect();
-        let pick = |held: &Held, cut: bool| -> Vec<(usize, bool)> {
-            others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && held.reach(b, p, cut))).collect()
+        // What b reaches, with and without the cut (one search each: the graph changes only
+        // below, once the value is chosen).
+        let (from_b, from_b_uncut) = (self.reached(b, true), self.reached(b, false));
+        let pick = |reached: &[bool]| -> Vec<(usize, bool)> {
+            others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && reached[p])).collect()
         };
         let closes = |held: &Held, set: &[(usize, bool)]| {
-            held.mux_modes(plan, set).iter().any(|&m| held.reaches(b, held.parts + m))
+            held.mux_modes(plan, set).iter().any(|&m| from_b[held.parts + m])
         };
         // Every other writer that closes no loop (through a guard fixpoint's mode too:
         // its loops are cut by `pre`); where a multiplexer over them would close one through
@@ -184,9 +204,9 @@ impl Held {
         // replicate of the mode left, the variable's current value, not 0, its other root);
         // else one writer alone, a state replicate first (a value of the variable in a mode,
         // not 0; campaign seed 41).
-        let mut chosen = pick(self, true);
+        let mut chosen = pick(&from_b);
         if closes(self, &chosen) {
-            let uncut = pick(self, false);
+            let uncut = pick(&from_b_uncut);
             let states: Vec<(usize, bool)> = chosen.iter().copied().filter(|&(_, inst)| !inst).collect();
             chosen = if !uncut.is_empty() && !closes(self, &uncut) {
                 uncut
@@ -197,17 +217,16 @@ impl Held {
             };
         }
         let mux_modes = self.mux_modes(plan, &chosen);
-        if chosen.is_empty() || mux_modes.iter().any(|&m| self.reaches(b, self.parts + m)) {
+        if chosen.is_empty() || mux_modes.iter().any(|&m| from_b[self.parts + m]) {
             return None;
         }
         // What the cut allowed: the fixpoints `b` reaches without it, where it now reads a
         // writer or a multiplexer's mode that it reaches only through them.
-        let through_cut = chosen.iter().any(|&(p, inst)| inst && self.reaches_uncut(b, p))
-            || mux_modes.iter().any(|&m| self.reaches_uncut(b, self.parts + m));
+        let through_cut = chosen.iter().any(|&(p, inst)| inst && from_b_uncut[p])
+            || mux_modes.iter().any(|&m| from_b_uncut[self.parts + m]);
         if through_cut {
-            let fixpoints: Vec<usize> = (0..self.fixpoint.len())
-                .filter(|&m| self.fixpoint[m] && self.reaches_uncut(b, self.parts + m))
-                .collect();
+            let fixpoints: Vec<usize> =
+                (0..self.fixpoint.len()).filter(|&m| self.fixpoint[m] && from_b_uncut[self.parts + m]).collect();
             self.read_through.extend(fixpoints);
         }
         for &(p, inst) in &chosen {
@@ -238,31 +257,24 @@ impl Held {
         ms
     }
 
-    /// Is `to` reachable from `from` in the graph, through a guard fixpoint's mode too?
-    fn reaches_uncut(&self, from: usize, to: usize) -> bool {
-        self.reach(from, to, false)
-    }
-
-    /// Is `to` reachable from `from` in the graph?
-    fn reaches(&self, from: usize, to: usize) -> bool {
-        self.reach(from, to, true)
-    }
-
-    /// Reachability; with `cut`, not through a guard fixpoint's mode, read on its left
-    /// limit inside its loops (`fixpoint`).
-    fn reach(&self, from: usize, to: usize, cut: bool) -> bool {
-        let mut seen = vec![false; self.succ.len()];
+    /// What `from` reaches (itself included); with `cut`, not through a guard fixpoint's
+    /// mode, read on its left limit inside its loops (`fixpoint`): such a mode is reached,
+    /// not gone through.
+    fn reached(&self, from: usize, cut: bool) -> Vec<bool> {
+        let mut reached = vec![false; self.succ.len()];
+        let mut expanded = vec![false; self.succ.len()];
         let mut stack = vec![from];
+        reached[from] = true;
         while let Some(x) = stack.pop() {
-            if x == to {
-                return true;
-            }
             let stop = cut && x != from && x >= self.parts && self.fixpoint[x - self.parts];
-            if !stop && !std::mem::replace(&mut seen[x], true) {
-                stack.extend(self.succ[x].iter().copied());
+            if !stop && !std::mem::replace(&mut expanded[x], true) {
+                for &y in &self.succ[x] {
+                    reached[y] = true;
+                    stack.push(y);
+                }
             }
         }
-        false
+        reached
     }
 }
 
