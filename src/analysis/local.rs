@@ -73,7 +73,8 @@ impl Local {
         &self.0.g
     }
 
-    fn windows(&self) -> &[usize] {
+    /// The windows of R the set reads (with [`Local::g`], what identifies it in its [`Factored`]).
+    pub fn windows(&self) -> &[usize] {
         &self.0.windows
     }
 

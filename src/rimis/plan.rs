@@ -107,6 +107,9 @@ pub(crate) struct Plan<'a> {
     last_local: RefCell<Option<(Bdd, Local)>>,
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
+    /// [`Plan::short`], by the local set's BDD and windows (the initial consistency equations
+    /// and the multiplexers write the same conditions many times; each is an ISOP).
+    shorts: RefCell<FxHashMap<(Bdd, Vec<usize>), crate::mdae::Cond>>,
 }
 
 /// A declaration DECL emits: its name, what it holds, and for a replicate of u^(i), (u, i).
@@ -174,6 +177,7 @@ impl<'a> Plan<'a> {
             where_cache: FxHashMap::default(),
             last_local: RefCell::default(),
             valuations: RefCell::default(),
+            shorts: RefCell::default(),
         };
         plan.renumber(&first_block);
         plan
@@ -346,7 +350,13 @@ impl<'a> Plan<'a> {
 
     /// `ModeSpace::to_cond(c, care)`, from the local set of c.
     fn short(&self, c: &Local) -> crate::mdae::Cond {
-        self.cdg.space.to_cond_local(c, &self.factored.all(), &self.factored)
+        let key = (c.g().clone(), c.windows().to_vec());
+        if let Some(done) = self.shorts.borrow().get(&key) {
+            return done.clone();
+        }
+        let cond = self.cdg.space.to_cond_local(c, &self.factored.all(), &self.factored);
+        self.shorts.borrow_mut().insert(key, cond.clone());
+        cond
     }
 
     pub(crate) fn mode_expr(&self, m: ModeId) -> Expr {
