@@ -304,7 +304,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         .collect();
     if !early.is_empty() {
         let at_start = plan.modes_where(&early).0.g().clone();
-        order.sort_by_key(|&b| !plan.cond(plan.part_cond[b]).g().and(&at_start).is_false());
+        // One conjunction per part (the key of `sort_by_key` is computed at every comparison).
+        order.sort_by_cached_key(|&b| !plan.cond(plan.part_cond[b]).g().and(&at_start).is_false());
     }
     let mut by_part = vec![Vec::new(); order.len()];
     for &b in &order {
