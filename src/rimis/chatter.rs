@@ -3,7 +3,7 @@
 //! mode, where each mode's dynamics drive the state back across the other's guard (paper 000
 //! §5.2: no mode is consistent there, and no restart decides one) — stops the simulation
 //! with a message naming the mode, instead of running on with an event every few hysteresis
-//! widths and values that belong to neither mode (`Sliding`: 5 changes per ms, x2 jumping
+//! widths and values that belong to neither mode (SlidingModeChatters: 5 changes per ms, x2 jumping
 //! between its two replicates).
 //!
 //! Per such switch m: a counter of m's changes in a row, reset when the guard of the mode m
