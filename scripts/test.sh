@@ -53,7 +53,16 @@ set +e
 cargo test --profile ci -- --show-output 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-# One closing line with the totals over every test binary.
+
+# The Python package (issue 33): scripts/test_python.sh builds the wheel, installs it in a
+# fresh virtualenv and runs its tests there (pytest).
+pystatus=0
+bash scripts/test_python.sh 2>&1 | tee -a "$log" || pystatus=1
+
+# One closing line with the totals over every test binary and pytest.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?$/) p += $i; if ($(i+1) ~ /^failed;?$/) f += $i } }
+     /^== the Python package/ { py = 1 }
+     py && /^(=+ )?[0-9]+ (passed|failed)/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed,?$/) p += $i; if ($(i+1) ~ /^failed,?$/) f += $i } }
      END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
-exit "$status"
+if [ "$status" != 0 ]; then exit "$status"; fi
+exit "$pystatus"

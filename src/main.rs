@@ -1,17 +1,8 @@
-//! The `mdae-rimis` binary: parses arguments, runs the driver, prints diagnostics
-//! to stderr and maps errors to exit codes.
+//! The `mdae-rimis` binary: runs the command line ([`driver::cli_main`]: arguments,
+//! the job, diagnostics to stderr) and exits with its code.
 
-use clap::Parser;
-use mdae_rimis::driver::{self, Cli};
+use mdae_rimis::driver;
 
 fn main() {
-    let cli = Cli::parse();
-    let code = match driver::run(&cli) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprint!("{}", e.render());
-            e.exit_code()
-        }
-    };
-    std::process::exit(code);
+    std::process::exit(driver::cli_main(std::env::args_os()));
 }

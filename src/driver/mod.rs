@@ -4,9 +4,11 @@
 
 mod batch;
 mod cli;
+mod located;
 mod output;
 
 pub use cli::{Cli, Emit, Report, StrategyArg};
+pub use located::Located;
 
 use crate::analysis::{self, AnalysisError, Strategy};
 use crate::mdae::{self, LowerError};
@@ -26,8 +28,9 @@ pub enum DriverError {
     Invalid { file: Box<SourceFile>, errors: Vec<Diagnostic> },
     #[error("{}", .error.short(.file))]
     Lower { file: Box<SourceFile>, error: LowerError },
-    #[error("{file}: error: {error}{}", analysis_hint(.error))]
-    Analysis { file: String, error: AnalysisError },
+    /// Located at the model's first equation (`at`: line and column), if it has one.
+    #[error("{}: error: {error}{}", place(.file, .at), analysis_hint(.error))]
+    Analysis { file: String, at: Option<(u32, u32)>, error: AnalysisError },
     #[error("{}", .error.short(.file))]
     Rimis { file: Box<SourceFile>, error: crate::rimis::RimisError },
     /// The analysis found valid modes in which the model is structurally singular; the
@@ -64,6 +67,34 @@ impl DriverError {
             other => format!("error: {other}\n"),
         }
     }
+}
+
+/// The command line, from its arguments (the program's name first) to its exit code:
+/// arguments parsed (a usage error, `--help`, `--version`: printed by clap, its code), the
+/// job run, a failure's diagnostic printed to stderr. `main.rs` and the Python package's
+/// `mdae-rimis` command both run it.
+pub fn cli_main<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::Parser;
+    use std::io::Write;
+    let code = match Cli::try_parse_from(args) {
+        Err(e) => {
+            let _ = e.print();
+            e.exit_code()
+        }
+        Ok(cli) => match run(&cli) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprint!("{}", e.render());
+                e.exit_code()
+            }
+        },
+    };
+    let _ = std::io::stdout().flush();
+    code
 }
 
 /// Runs the job described by `cli`; on success the result has been written.
@@ -134,21 +165,53 @@ pub fn rimis(file: &SourceFile, strategy: Strategy) -> Result<(String, Vec<Strin
 
 /// [`rimis`], a model passed unchanged not yet printed.
 pub fn rimis_output(file: &SourceFile, strategy: Strategy) -> Result<(Output, Vec<String>), DriverError> {
-    let (def, mut messages) = parse_valid(file)?;
+    let (out, found) = rewrite(file, strategy)?;
+    Ok((out, found.messages(file)))
+}
+
+/// What the main job found beside its output: the validation's warnings, the rewrite's
+/// warnings and notes (unlocated), and whether the model was changed.
+pub struct Findings {
+    pub validation: Vec<Diagnostic>,
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+    pub changed: bool,
+}
+
+impl Findings {
+    /// The messages for stderr, in this order: the validation's warnings (with source
+    /// context), then `file: warning: …`, then `file: note: …`.
+    pub fn messages(&self, file: &SourceFile) -> Vec<String> {
+        let validation = self.validation.iter().map(|w| w.render(file).trim_end().to_string());
+        let warnings = self.warnings.iter().map(|w| format!("{}: warning: {w}", file.name));
+        validation.chain(warnings).chain(self.notes.iter().map(|n| format!("{}: note: {n}", file.name))).collect()
+    }
+}
+
+/// The main job: parse, lower, analyse (unless [`analysis::oblivious::fits_a_priori`]
+/// shows the model needs no rewrite), transform, emit; the output and what was found.
+pub fn rewrite(file: &SourceFile, strategy: Strategy) -> Result<(Output, Findings), DriverError> {
+    let (def, validation) = parse_checked(file)?;
     let mut model =
         mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
     // A model one structural analysis fits in every mode passes unchanged without the
     // exact analysis (linear; the exact analysis of a large block can be exponential).
     let rimis_error = |error| DriverError::Rimis { file: Box::new(file.clone()), error };
-    let (out, text) = match analysis::oblivious::fits_a_priori(&model) {
+    let findings = |out: &crate::rimis::RimisModel, changed: bool| Findings {
+        validation: validation.clone(),
+        warnings: out.warnings.clone(),
+        notes: out.notes.clone(),
+        changed,
+    };
+    match analysis::oblivious::fits_a_priori(&model) {
         Some(why) => {
             // Unchanged: no self-check. The mDAE is not needed to print it, and the
             // file's parts move into the output.
             let name = std::mem::take(&mut model.name);
             drop(model);
             let out = crate::rimis::unchanged(def, &name, why).map_err(rimis_error)?;
-            messages.extend(notes(file, &out));
-            return Ok((Output::Unchanged(Box::new(out)), messages));
+            let found = findings(&out, false);
+            Ok((Output::Unchanged(Box::new(out)), found))
         }
         None => {
             let cdg = analyse(file, &model, strategy)?;
@@ -159,20 +222,13 @@ pub fn rimis_output(file: &SourceFile, strategy: Strategy) -> Result<(Output, Ve
             drop(model);
             drop(def);
             let text = crate::emit::emit(&out);
-            if !out.header.iter().any(|h| h.starts_with("The model is unchanged")) {
+            let changed = !out.header.iter().any(|h| h.starts_with("The model is unchanged"));
+            if changed {
                 check_output(file, at, &text, n_blocks)?;
             }
-            (out, text)
+            Ok((Output::Text(text), findings(&out, changed)))
         }
-    };
-    messages.extend(notes(file, &out));
-    Ok((Output::Text(text), messages))
-}
-
-/// The warnings and notes of `out` for stderr.
-fn notes(file: &SourceFile, out: &crate::rimis::RimisModel) -> Vec<String> {
-    let warnings = out.warnings.iter().map(|w| format!("{}: warning: {w}", file.name));
-    warnings.chain(out.notes.iter().map(|n| format!("{}: note: {n}", file.name))).collect()
+    }
 }
 
 /// A rewritten output must meet paper 000 §4.2 ([`analysis::oblivious::meets_the_guarantee`])
@@ -245,6 +301,12 @@ pub fn parse_model(file: &SourceFile) -> Result<syntax::ast::StoredDefinition, D
 /// ([`crate::flat::move_declaration_equations`]): the form every later stage reads. Also returns
 /// the validation's warnings, rendered for stderr.
 pub fn parse_valid(file: &SourceFile) -> Result<(syntax::ast::StoredDefinition, Vec<String>), DriverError> {
+    let (def, warnings) = parse_checked(file)?;
+    Ok((def, warnings.iter().map(|w| w.render(file).trim_end().to_string()).collect()))
+}
+
+/// [`parse_valid`], the warnings as the validation's diagnostics.
+pub fn parse_checked(file: &SourceFile) -> Result<(syntax::ast::StoredDefinition, Vec<Diagnostic>), DriverError> {
     let rejected = |error| DriverError::Syntax { file: Box::new(file.clone()), error };
     let mut def = syntax::parse(&file.text).map_err(rejected)?;
     syntax::check::refuse_unsupported(&def).map_err(rejected)?;
@@ -254,7 +316,7 @@ pub fn parse_valid(file: &SourceFile) -> Result<(syntax::ast::StoredDefinition, 
         return Err(DriverError::Invalid { file: Box::new(file.clone()), errors });
     }
     crate::flat::move_declaration_equations(&mut def);
-    Ok((def, warnings.iter().map(|w| w.render(file).trim_end().to_string()).collect()))
+    Ok((def, warnings))
 }
 
 /// Parses and prints the canonical form.
@@ -285,13 +347,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     let initial = (cli.check || cli.report.is_some()).then(|| analysis::initial::check(&def, file, &model, &cdg));
     // With --report json the JSON is alone on stdout (or in -o), so that it parses.
     let (changes, json) = match cli.report {
-        Some(Report::Json) => {
-            let mut report = analysis::report::json(&model, &cdg);
-            report.discrete_loops = Some(causal.json(file));
-            report.mode_changes = changes.and_then(Result::ok);
-            report.initial_system = initial.clone();
-            (None, Some(report))
-        }
+        Some(Report::Json) => (None, Some(json_report(file, &model, &cdg, &causal, changes, initial.clone()))),
         None => (changes, None),
     };
     if let Some(path) = &cli.dot {
@@ -321,8 +377,60 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
     if let Some(message) = initial.as_ref().and_then(|i| initial_message(file, &model.name, i)) {
         eprintln!("{message}");
     }
+    match singular_message(file, &model, &cdg, &causal) {
+        None => Ok(()),
+        Some(message) => Err(DriverError::Singular(message)),
+    }
+}
+
+/// The `--report json` report of an analysed model.
+fn json_report(
+    file: &SourceFile,
+    model: &mdae::Mdae,
+    cdg: &analysis::Cdg,
+    causal: &analysis::causal::report::CausalCheck,
+    changes: Option<Result<Vec<analysis::impulse::ModeChange>, crate::rimis::RimisError>>,
+    initial: Option<analysis::initial::InitialSystem>,
+) -> analysis::report::JsonReport {
+    let mut report = analysis::report::json(model, cdg);
+    report.discrete_loops = Some(causal.json(file));
+    report.mode_changes = changes.and_then(Result::ok);
+    report.initial_system = initial;
+    report
+}
+
+/// The `--report json` report of the model in `file` ([`analysis_job`]'s, as a value) and,
+/// where some valid mode is structurally singular or a discrete loop runs through a
+/// when-equation, the message `--check` exits 1 with.
+pub fn report(file: &SourceFile, strategy: Strategy) -> Result<(analysis::report::JsonReport, Option<String>), DriverError> {
+    let (def, _) = parse_checked(file)?;
+    let causal = analysis::causal::report::CausalCheck::of(&def);
+    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    let cdg = analyse(file, &model, strategy)?;
+    let changes = cdg.singular.is_empty().then(|| crate::rimis::mode_changes(&def, &model, &cdg));
+    let initial = analysis::initial::check(&def, file, &model, &cdg);
+    let message = singular_message(file, &model, &cdg, &causal);
+    Ok((json_report(file, &model, &cdg, &causal, changes, Some(initial)), message))
+}
+
+/// The Graphviz dot text of the model's conditional dependency graph (`--dot`).
+pub fn dot(file: &SourceFile, strategy: Strategy) -> Result<String, DriverError> {
+    let (def, _) = parse_checked(file)?;
+    let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;
+    let cdg = analyse(file, &model, strategy)?;
+    Ok(analysis::report::dot(&model, &cdg))
+}
+
+/// What `--check` fails with: the modes in which the model is structurally singular and
+/// a discrete loop through a when-equation, each located; None if neither.
+fn singular_message(
+    file: &SourceFile,
+    model: &mdae::Mdae,
+    cdg: &analysis::Cdg,
+    causal: &analysis::causal::report::CausalCheck,
+) -> Option<String> {
     if cdg.singular.is_empty() && !causal.fatal() {
-        return Ok(());
+        return None;
     }
     let mut message = String::new();
     if causal.fatal() {
@@ -353,7 +461,7 @@ fn analysis_job(cli: &Cli, file: &SourceFile) -> Result<(), DriverError> {
             message.push_str(&format!("  {}:{l}:{c}: variable {}\n", file.name, var.name));
         }
     }
-    Err(DriverError::Singular(message))
+    Some(message)
 }
 
 /// The stderr warning of a RIMIS output whose initial system is not determined (or not
@@ -376,9 +484,13 @@ fn initial_message(file: &SourceFile, model: &str, initial: &analysis::initial::
 /// Runs the analysis; its errors name the file.
 fn analyse(file: &SourceFile, model: &mdae::Mdae, strategy: Strategy) -> Result<analysis::Cdg, DriverError> {
     // Located at the model's first equation: the analysis concerns the whole model.
-    let at = model.equations.first().map(|e| file.line_col(e.span.start as usize));
-    let place = at.map_or_else(|| file.name.clone(), |(l, c)| format!("{}:{l}:{c}", file.name));
-    analysis::analyse(model, strategy).map_err(|error| DriverError::Analysis { file: place, error })
+    let at = model.equations.first().map(|e| file.line_col(e.span.start as usize)).map(|(l, c)| (l as u32, c as u32));
+    analysis::analyse(model, strategy).map_err(|error| DriverError::Analysis { file: file.name.clone(), at, error })
+}
+
+/// `file:line:column`, or `file` without a place.
+fn place(file: &str, at: &Option<(u32, u32)>) -> String {
+    at.map_or_else(|| file.to_string(), |(l, c)| format!("{file}:{l}:{c}"))
 }
 
 /// What to do about an analysis error, for its message.

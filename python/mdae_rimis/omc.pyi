@@ -1,0 +1,13 @@
+import os
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
+
+__all__: List[str]
+
+class OmcNotFound(RuntimeError): ...
+class OmcError(RuntimeError): ...
+
+Library = Union[str, Tuple[str, str]]
+
+def find_omc(omc: Optional[str] = None) -> str: ...
+def flatten(model: str, files: Iterable[Union[str, os.PathLike]] = (), libraries: Sequence[Library] = (),
+            omc: Optional[str] = None, timeout: float = 600.0) -> str: ...
