@@ -26,6 +26,7 @@ mod restart;
 mod restart_function;
 mod restart_system;
 mod sections;
+mod settled;
 mod singular;
 mod source;
 mod split;
@@ -493,12 +494,26 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 );
                 let pre_m = exprs::call("pre", vec![target.clone()]);
                 let and = |a, b| exprs::binary(crate::syntax::ast::BinOp::And, a, b);
+                // Not on a step of the event iteration that changes what its reads select
+                // (`settled.rs`: a state replicate of the mode entered is stale until its REINIT).
+                let muxes = plan.mux_deps();
+                let unsettled = settled::unsettled(
+                    mdae,
+                    m,
+                    &settled::reads(&[&ll.enter, &ll.leave]),
+                    &[&deps, muxes],
+                    &[&level, muxes],
+                );
+                let settled = |x: crate::syntax::ast::Expr| match &unsettled {
+                    Some(u) => and(x, exprs::not(u.clone())),
+                    None => x,
+                };
                 let mut branches = vec![
                     (exprs::call("initial", Vec::new()), start),
-                    (enter, set(true)),
-                    (leave, set(false)),
-                    (and(exprs::not(pre_m.clone()), enter_level.clone()), set(true)),
-                    (and(pre_m.clone(), leave_level.clone()), set(false)),
+                    (settled(enter), set(true)),
+                    (settled(leave), set(false)),
+                    (settled(and(exprs::not(pre_m.clone()), enter_level.clone())), set(true)),
+                    (settled(and(pre_m.clone(), leave_level.clone())), set(false)),
                 ];
                 // A mode entered through an impact law of the user is left at once where,
                 // after the law, the other mode's guard moves away from its threshold (a
@@ -521,7 +536,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     // the state lies beyond the surface by more than the hysteresis, and the
                     // event iteration cycled in rumoca): the mode stays, at rest.
                     let back = if entering { &enter_level } else { &leave_level };
-                    branches.push((and(and(from, rate), exprs::not(back.clone())), set(!entering)));
+                    branches.push((settled(and(and(from, rate), exprs::not(back.clone()))), set(!entering)));
                     transient.push(entered);
                 }
                 let kind = EquationKind::When { branches };

@@ -1,0 +1,54 @@
+//! Switches decide on settled reads (issue 29: campaign seed 1450 in omc).
+//!
+//! A switch (the `when`-equation of a guard fixpoint on left limits, `guards::left_limit`)
+//! reads its guard through the replicates of the modes it is in: multiplexers and held
+//! blocks selected by the other mode variables. Where another mode variable changes at an
+//! event — a time event, say — the step of the event iteration in which it changes already
+//! selects the replicates of the mode entered, and a state replicate of that mode holds a
+//! stale value until its REINIT applies at the end of the step. A switch that fires on that
+//! step (its exact edge, or its level from the mode it leaves) reads the stale value: seed
+//! 1450's `b1`, at the time event of `b2` (t = 1.19), left `b1` on a replicate of `x1`
+//! frozen since t = 0.23, and the run stopped at a consistency assert. So each switch fires
+//! only on a step in which none of the mode variables its reads are selected by changes
+//! (`not (change(b2) or …)`): the step after, the reinits have applied and it reads the
+//! state as the modes settled; during integration `change` is false and nothing moves. Only
+//! mode variables whose own definition does not reach the switch count (else the condition
+//! would close a loop through the `when`-equation, which omc refuses); those are settled by
+//! the event iteration as before.
+
+use super::exprs;
+use super::guards::{Deps, names_in, reachable};
+use crate::mdae::{Mdae, ModeId, ModeKind};
+use crate::syntax::ast::{BinOp, Expr};
+use std::collections::BTreeSet;
+
+/// `change(b) or …` over the mode variables (other than `m`) that what `reads` names reaches
+/// through `deps` (blocks, multiplexers, mode equations), leaving out those whose definition
+/// reaches `m` in `level`; `None` when there is none.
+pub(crate) fn unsettled(mdae: &Mdae, m: ModeId, reads: &BTreeSet<String>, deps: &[&Deps], level: &[&Deps]) -> Option<Expr> {
+    let reached = reachable(deps, reads);
+    let target = &mdae.mode(m).name;
+    let mut vars: BTreeSet<&str> = BTreeSet::new();
+    for mode in &mdae.modes {
+        let var = match &mode.kind {
+            ModeKind::Variable => mode.name.as_str(),
+            ModeKind::Value { var, .. } => var.as_str(),
+            ModeKind::Atom { .. } => continue,
+        };
+        if var == target || !reached.contains(var) {
+            continue;
+        }
+        if reachable(level, &BTreeSet::from([var.to_string()])).contains(target.as_str()) {
+            continue;
+        }
+        vars.insert(var);
+    }
+    vars.into_iter()
+        .map(|v| exprs::call("change", vec![exprs::name(v)]))
+        .reduce(|a, b| exprs::binary(BinOp::Or, a, b))
+}
+
+/// The names an expression reads, for [`unsettled`].
+pub(crate) fn reads(exprs: &[&Expr]) -> BTreeSet<String> {
+    exprs.iter().flat_map(|e| names_in(e)).collect()
+}
