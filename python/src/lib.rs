@@ -55,23 +55,32 @@ fn raise<T>(r: Result<T, (String, String)>) -> PyResult<T> {
     r.map_err(|(text, json)| NativeError::new_err((text, json)))
 }
 
+/// Runs `job` on the file `name` with `text`, the GIL released, on a thread of its own;
+/// its error raises `NativeError`.
+fn on_text<T: Send + 'static>(
+    py: Python<'_>,
+    text: String,
+    name: String,
+    job: impl FnOnce(&SourceFile) -> Result<T, DriverError> + Send + 'static,
+) -> PyResult<T> {
+    raise(py.detach(move || {
+        on_own_thread(move || {
+            let file = SourceFile::new(name.clone(), text);
+            job(&file).map_err(|e| failure(&e, &name))
+        })
+    }))
+}
+
 /// The main job on `text`: (the output text, whether the model was changed, the warnings
 /// and notes as JSON).
 #[pyfunction]
 fn rewrite(py: Python<'_>, text: String, name: String, strategy: &str) -> PyResult<(String, bool, String)> {
     let strategy = self::strategy(strategy)?;
-    raise(py.detach(move || {
-        on_own_thread(move || {
-            let file = SourceFile::new(name.clone(), text);
-            match driver::rewrite(&file, strategy) {
-                Ok((out, found)) => {
-                    let located = found.located(&file);
-                    Ok((out.text(), found.changed, diagnostics_json(&located)))
-                }
-                Err(e) => Err(failure(&e, &name)),
-            }
-        })
-    }))
+    on_text(py, text, name, move |file| {
+        let (out, found) = driver::rewrite(file, strategy)?;
+        let located = found.located(file);
+        Ok((out.text(), found.changed, diagnostics_json(&located)))
+    })
 }
 
 /// The `--report json` report of `text` as JSON, and the message of its structurally
@@ -79,41 +88,23 @@ fn rewrite(py: Python<'_>, text: String, name: String, strategy: &str) -> PyResu
 #[pyfunction]
 fn check(py: Python<'_>, text: String, name: String, strategy: &str) -> PyResult<(String, Option<String>)> {
     let strategy = self::strategy(strategy)?;
-    raise(py.detach(move || {
-        on_own_thread(move || {
-            let file = SourceFile::new(name.clone(), text);
-            match driver::report(&file, strategy) {
-                Ok((report, message)) => {
-                    let json = serde_json::to_string(&report).expect("the report serialises");
-                    Ok((json, message))
-                }
-                Err(e) => Err(failure(&e, &name)),
-            }
-        })
-    }))
+    on_text(py, text, name, move |file| {
+        let (report, message) = driver::report(file, strategy)?;
+        Ok((serde_json::to_string(&report).expect("the report serialises"), message))
+    })
 }
 
 /// The canonical form of `text` (`--emit canonical`).
 #[pyfunction]
 fn canonical(py: Python<'_>, text: String, name: String) -> PyResult<String> {
-    raise(py.detach(move || {
-        on_own_thread(move || {
-            let file = SourceFile::new(name.clone(), text);
-            driver::canonical(&file).map_err(|e| failure(&e, &name))
-        })
-    }))
+    on_text(py, text, name, driver::canonical)
 }
 
 /// The conditional dependency graph of `text` as Graphviz dot (`--dot`).
 #[pyfunction]
 fn dot(py: Python<'_>, text: String, name: String, strategy: &str) -> PyResult<String> {
     let strategy = self::strategy(strategy)?;
-    raise(py.detach(move || {
-        on_own_thread(move || {
-            let file = SourceFile::new(name.clone(), text);
-            driver::dot(&file, strategy).map_err(|e| failure(&e, &name))
-        })
-    }))
+    on_text(py, text, name, move |file| driver::dot(file, strategy))
 }
 
 /// The command line on `argv` (the program's name first); returns its exit code. Prints
