@@ -572,10 +572,13 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     |x: &crate::syntax::ast::Expr| names_in(x).iter().any(|n| n != "time" && !src.is_parameter(n));
                 let target = guards::target(&plan, m);
                 let pre = exprs::call("pre", vec![target.clone()]);
-                let value = exprs::if_expr(
-                    vec![(pre, guards::sticky(&g, true, &band, &varies, true))],
-                    guards::sticky(&g, false, &band, &varies, true),
-                );
+                // Held on a step of the event iteration that changes what its guard reads
+                // (`settled.rs`; campaign seed 191 cycled in omc's event iteration).
+                let muxes = plan.mux_deps();
+                let unsettled = settled::unsettled(mdae, m, &settled::reads(&[&g]), &[&deps, muxes], &[&level, muxes]);
+                let mut arms: Vec<_> = unsettled.map(|u| (u, pre.clone())).into_iter().collect();
+                arms.push((pre, guards::sticky(&g, true, &band, &varies, true)));
+                let value = exprs::if_expr(arms, guards::sticky(&g, false, &band, &varies, true));
                 let mut item = Item::new(exprs::simple(target.clone(), value));
                 item.comment = Some(format!(
                     "{mode_name} with a hysteresis of relative width {switching_band_value} around its relations (a guard fixpoint that reads `{mode_name}` through a block of every mode)",

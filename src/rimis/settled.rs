@@ -1,4 +1,4 @@
-//! Switches decide on settled reads (issue 29: campaign seed 1450 in omc).
+//! Switches decide on settled reads (issue 29: campaign seeds 1450 and 191 in omc).
 //!
 //! A switch (the `when`-equation of a guard fixpoint on left limits, `guards::left_limit`)
 //! reads its guard through the replicates of the modes it is in: multiplexers and held
@@ -15,6 +15,12 @@
 //! mode variables whose own definition does not reach the switch count (else the condition
 //! would close a loop through the `when`-equation, which omc refuses); those are settled by
 //! the event iteration as before.
+//!
+//! A guard fixpoint kept as a level equation (`m = if pre(m) then … else …`, with its
+//! hysteresis) is held the same way: `m = if change(b1) or … then pre(m) elseif …`. Seed 191
+//! cycled in omc's event iteration: when b1 left, b2's level read a state replicate of the
+//! mode entered, frozen at its start, and switched on; the step after it read the other
+//! mode's value and switched off, and the replicate's REINIT took the stale value again.
 
 use super::exprs;
 use super::guards::{Deps, names_in, reachable};
