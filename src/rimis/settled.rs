@@ -16,6 +16,13 @@
 //! would close a loop through the `when`-equation, which omc refuses); those are settled by
 //! the event iteration as before.
 //!
+//! A condition that held before such a step dips to false on it and rises again after, so
+//! its branch fires once more: harmless where the guard still says what the branch sets (a
+//! mode entered again that it is in), and otherwise only where the mode was left against its
+//! exact edge — inside the hysteresis band, or by a transient mode's impact law — and another
+//! mode variable its reads are selected by changes before the edge turns; no fixture or
+//! campaign seed does.
+//!
 //! A guard fixpoint kept as a level equation (`m = if pre(m) then … else …`, with its
 //! hysteresis) is held the same way: `m = if change(b1) or … then pre(m) elseif …`. Seed 191
 //! cycled in omc's event iteration: when b1 left, b2's level read a state replicate of the
