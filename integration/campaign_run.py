@@ -40,7 +40,10 @@ Classes per seed and simulator:
                        (harness.bdf_defect); or, no control proving it, the output passes with
                        a do-nothing event every 0.01 s (harness.seed_refresh: rumoca's Newton
                        seed of a mode-dependent block is frozen at the last event,
-                       rumoca_defects/FrozenNewtonSeed.mo). Counted apart, like
+                       rumoca_defects/FrozenNewtonSeed.mo); or, neither proving it, a visited
+                       mode whose control passes (needing no equation differentiated) is wrong or
+                       fails in rumoca with its equations under `if time < 1e9` (under_if: the form
+                       of the output's blocks; the same frozen seed). Counted apart, like
                        unchanged-both-fail. The record keeps the output's class and message
                        (output_class, output_detail) and every control's result (control); when no
                        control proves it the seed stays sim-fails/wrong.
@@ -299,7 +302,17 @@ def explains(model: gen.Model, c: dict, o: dict) -> str | None:
     return None
 
 
-def run_control(model: gen.Model, k: int, tmp: Path) -> dict:
+def under_if(text: str) -> str:
+    """A control's text with its equations under `if time < 1e9 then … else … end if` (both
+    branches the same, the condition true to the end): the form of the output's blocks, each
+    under its mode's `if` (`wrap_controls`)."""
+    a = text.index("equation\n") + len("equation\n")
+    b = text.index("  annotation(")
+    eqs = text[a:b]
+    return text[:a] + "  if time < 1e9 then\n" + eqs + "  else\n" + eqs + "  end if;\n" + text[b:]
+
+
+def run_control(model: gen.Model, k: int, tmp: Path, wrapped: bool = False) -> dict:
     """The control of visited mode k in rumoca (from the mode's t0 to its t1), compared with the
     exact solution at the mode's sample times within tol. status: pass; wrong (first and worst:
     var, time, value, exact, error); failed (rumoca raised, stopped early or gave NaN; bracket:
@@ -319,9 +332,9 @@ def run_control(model: gen.Model, k: int, tmp: Path) -> dict:
         return {**rec, "status": "no-control", "message": str(e)}
     rec["fixed"] = [f"x{j + 1}" if l == 0 else f"der(x{j + 1})" for j, l in ctl.fixed]
     rec["index"], rec["differentiated"] = ctl.struct_index, ctl.differentiated
-    path = tmp / "controls" / f"{ctl.name}.mo"
+    path = tmp / ("controls_under_if" if wrapped else "controls") / f"{ctl.name}.mo"
     path.parent.mkdir(exist_ok=True)
-    path.write_text(ctl.text)
+    path.write_text(under_if(ctl.text) if wrapped else ctl.text)
     times = control_times(t0, t1)
     rec["times"] = times
     o = harness.simulate(path, ctl.name, t1, times, simulator="rumoca", dt=DT, start_time=t0,
@@ -433,6 +446,30 @@ def apply_seed_refresh(model: gen.Model, r: dict, out: Path, tmp: Path) -> None:
                        f"without: {r['output_class']}: {r['output_detail']}")
 
 
+def apply_wrapped_controls(model: gen.Model, r: dict, tmp: Path) -> None:
+    """A rumoca sim-fails/wrong record r that neither a control nor the seed refresh proved:
+    each visited mode whose control passes and needs no equation differentiated, run again
+    with its equations under an `if` whose condition stays true (`under_if`), the form every
+    mode-dependent block of the output has. Where rumoca fails or leaves the solution on it,
+    it cannot run that mode's equations as the output must write them (its Newton seed frozen
+    at the last event, `rumoca_defects/FrozenNewtonSeed.mo`: campaign seed 2685, whose mode
+    [b1, b2] goes to another root of its nonlinear block at t = 0.65 under the `if`): r is
+    simulator-limit, with the run in r["wrapped_control"]."""
+    plain = (r.get("control") or {}).get("modes") or []
+    for c in plain:
+        if c.get("status") != "pass" or c.get("differentiated") is not False:
+            continue
+        w = run_control(model, c["k"] - 1, tmp, wrapped=True)
+        if w["status"] in PROOF:
+            r["wrapped_control"] = {key: w.get(key) for key in ("k", "mode", "t0", "t1", "status", "message", "worst")}
+            r["output_class"], r["output_detail"] = r["class"], r["detail"]
+            r["class"] = "simulator-limit"
+            r["detail"] = (f"the control of mode {w['k']} {w['mode']} passes, and is {w['status']} with its equations "
+                           f"under `if time < 1e9` (rumoca's frozen Newton seed, rumoca_defects/FrozenNewtonSeed.mo); "
+                           f"the output is {r['output_class']}: {r['output_detail']}")
+            return
+
+
 SAME_VALUES = "the output has the control's wrong values"
 
 
@@ -451,7 +488,8 @@ def proven(s: dict) -> bool:
     p = (s.get("control") or {}).get("proof")
     retried = bool(s.get("solver_retry")) and "passes with" in (s.get("detail") or "")
     refreshed = (s.get("seed_refresh") or {}).get("status") == "pass"
-    return s.get("class") == "simulator-limit" and (retried or refreshed or (bool(p) and proves(p)))
+    wrapped = (s.get("wrapped_control") or {}).get("status") in PROOF
+    return s.get("class") == "simulator-limit" and (retried or refreshed or wrapped or (bool(p) and proves(p)))
 
 
 def accepted(s: dict) -> bool:
@@ -554,6 +592,8 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None, fa
                 apply_controls(model, r, o, out, Path(tmp))
             if sim == "rumoca" and r["class"] in CONTROLLED:
                 apply_seed_refresh(model, r, out, Path(tmp))
+            if sim == "rumoca" and r["class"] in CONTROLLED and family == "smooth":
+                apply_wrapped_controls(model, r, Path(tmp))
             rec["sims"][sim] = r
         if keep and any(r["class"] not in OK_CLASSES for r in rec["sims"].values()):
             d = Path(keep) / f"seed{seed}"
@@ -680,6 +720,8 @@ def group_message(s: dict) -> str:
         return f"rumoca's BDF integrator {what}; output passes with {s['solver_retry']['solver']}"
     if s["class"] == "simulator-limit" and (s.get("seed_refresh") or {}).get("status") == "pass":
         return f"rumoca's Newton seed frozen at the last event; output passes with a do-nothing event every {s['seed_refresh']['period']:g} s"
+    if s["class"] == "simulator-limit" and s.get("wrapped_control"):
+        return f"rumoca's Newton seed frozen at the last event; a mode's control passes, and is {s['wrapped_control']['status']} under an `if`"
     if s["class"] == "simulator-limit":
         p = (s.get("control") or {}).get("proof") or {}
         how = "wrong" if p.get("status") == "wrong" else normalise(p.get("message") or "?")

@@ -362,6 +362,37 @@ class Controls(unittest.TestCase):
             self.assertEqual(r["seed_refresh"]["status"], "ok")
             self.assertFalse(run.proven(r))
 
+    def test_a_control_wrong_under_an_if_proves_a_passing_mode(self):
+        """Seed 2685's mode [b1, b2] (two nonlinear equations and x3' = …): its control passes in
+        rumoca 0.10.2, and the same equations under `if time < 1e9` (as the output writes its
+        blocks) go to the other root of the block at t ≈ 0.65 (rumoca_defects/FrozenNewtonSeed.mo):
+        the output's failure is rumoca's. A control that passes under the `if` too proves nothing,
+        nor does a mode whose control needs an equation differentiated."""
+        m = gen.generate(2685)
+        self.assertEqual(gen.assign_text(m.modes[1][0]), "[b1, b2]")
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = run.run_control(m, 1, Path(tmp))
+            self.assertEqual(plain["status"], "pass", run.control_text(plain))
+            self.assertIs(plain["differentiated"], False)
+            r = {"class": "sim-fails", "detail": "projection", "control": {"modes": [plain]}}
+            run.apply_wrapped_controls(m, r, Path(tmp))
+            self.assertEqual(r["class"], "simulator-limit", r)
+            self.assertEqual(r["wrapped_control"]["status"], "wrong")
+            self.assertTrue(run.proven(r))
+            self.assertIn("under an `if`", run.group_message(r))
+            # seed 4113: every mode's control passes under the `if` too: no proof.
+            m = gen.generate(4113)
+            modes = [run.run_control(m, k, Path(tmp)) for k in range(len(m.modes))]
+            r = {"class": "sim-fails", "detail": "projection", "control": {"modes": modes}}
+            run.apply_wrapped_controls(m, r, Path(tmp))
+            self.assertEqual(r["class"], "sim-fails", r)
+            self.assertFalse(run.proven(r))
+            r = {"class": "sim-fails", "detail": "x", "control": {"modes": [{**plain, "differentiated": True}]}}
+            run.apply_wrapped_controls(gen.generate(2685), r, Path(tmp))
+            self.assertEqual(r["class"], "sim-fails")
+        text = run.under_if("model M\n  Real x;\nequation\n  x = time;\n  annotation(experiment(StopTime = 2));\nend M;\n")
+        self.assertIn("  if time < 1e9 then\n  x = time;\n  else\n  x = time;\n  end if;\n", text)
+
     def test_explains_needs_the_same_trouble(self):
         m = gen.generate(3919)
         wrong_vals = {"x1": [1 / 0.95], "x2": [-1.82 / (1 - 0.58 * (1 / 0.95 - m.trajs[0].value(0.6)))]}
