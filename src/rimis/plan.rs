@@ -299,6 +299,11 @@ impl<'a> Plan<'a> {
         &self.mux_deps
     }
 
+    /// [`Plan::mux_deps`] as last brought up to date (without the multiplexers made since).
+    pub(crate) fn mux_deps_ref(&self) -> &BTreeMap<String, BTreeSet<String>> {
+        &self.mux_deps
+    }
+
     /// The regular modes of `x` as a local set (the one a numbered condition holds when
     /// `x` is its whole set).
     pub(crate) fn local(&self, x: &Bdd) -> Local {

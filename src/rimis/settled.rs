@@ -61,6 +61,16 @@ pub(crate) fn unsettled(mdae: &Mdae, m: ModeId, reads: &BTreeSet<String>, deps: 
         .reduce(|a, b| exprs::binary(BinOp::Or, a, b))
 }
 
+/// Do the names `reads` reach through `deps` a state replicate that REINIT sets when its mode
+/// is entered (`stale`: [`super::plan::Plan::is_reinit_target`])? Only such a replicate is
+/// stale on the step of the event iteration that enters its mode; a level equation whose
+/// guard reads none is left to the event iteration as it is (the friction state machines of
+/// the Standard Library settle there within the instant: holding them made rumoca's event
+/// iteration on Rotational.Examples.HeatLosses diverge).
+pub(crate) fn reads_stale(reads: &BTreeSet<String>, deps: &[&Deps], stale: &dyn Fn(&str) -> bool) -> bool {
+    reachable(deps, reads).iter().any(|n| stale(n))
+}
+
 /// The names an expression reads, for [`unsettled`].
 pub(crate) fn reads(exprs: &[&Expr]) -> BTreeSet<String> {
     exprs.iter().flat_map(|e| names_in(e)).collect()
