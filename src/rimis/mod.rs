@@ -503,6 +503,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     &settled::reads(&[&ll.enter, &ll.leave]),
                     &[&deps, muxes],
                     &[&level, muxes],
+                    None,
                 );
                 let settled = |x: crate::syntax::ast::Expr| match &unsettled {
                     Some(u) => and(x, exprs::not(u.clone())),
@@ -574,12 +575,11 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 let pre = exprs::call("pre", vec![target.clone()]);
                 // Held on a step of the event iteration that changes what its guard reads
                 // (`settled.rs`; campaign seed 191 cycled in omc's event iteration).
-                let reads = settled::reads(&[&g]);
                 plan.mux_deps();
-                let stale = settled::reads_stale(&reads, &[&deps, plan.mux_deps_ref()], &|n| plan.is_reinit_target(n));
-                let muxes = plan.mux_deps();
+                let (plan_now, muxes) = (&plan, plan.mux_deps_ref());
+                let stale = |n: &str| plan_now.is_reinit_target(n);
                 let unsettled =
-                    if stale { settled::unsettled(mdae, m, &reads, &[&deps, muxes], &[&level, muxes]) } else { None };
+                    settled::unsettled(mdae, m, &settled::reads(&[&g]), &[&deps, muxes], &[&level, muxes], Some(&stale));
                 let mut arms: Vec<_> = unsettled.map(|u| (u, pre.clone())).into_iter().collect();
                 arms.push((pre, guards::sticky(&g, true, &band, &varies, true)));
                 let value = exprs::if_expr(arms, guards::sticky(&g, false, &band, &varies, true));

@@ -37,9 +37,26 @@ use std::collections::BTreeSet;
 
 /// `change(b) or …` over the mode variables (other than `m`) that what `reads` names reaches
 /// through `deps` (blocks, multiplexers, mode equations), leaving out those whose definition
-/// reaches `m` in `level`; `None` when there is none.
-pub(crate) fn unsettled(mdae: &Mdae, m: ModeId, reads: &BTreeSet<String>, deps: &[&Deps], level: &[&Deps]) -> Option<Expr> {
+/// reaches `m` in `level`; `None` when there is none, or when `stale` is given and nothing
+/// reached is stale. A level equation passes `stale`: only a state replicate that REINIT sets
+/// when its mode is entered is stale on the step of the event iteration that enters it; a
+/// level equation whose guard reads none is left to the event iteration as it is (the
+/// friction state machines of the Standard Library settle there within the instant: holding
+/// them made rumoca's event iteration on Rotational.Examples.HeatLosses diverge).
+pub(crate) fn unsettled(
+    mdae: &Mdae,
+    m: ModeId,
+    reads: &BTreeSet<String>,
+    deps: &[&Deps],
+    level: &[&Deps],
+    stale: Option<&dyn Fn(&str) -> bool>,
+) -> Option<Expr> {
     let reached = reachable(deps, reads);
+    if let Some(stale) = stale
+        && !reached.iter().any(|n| stale(n))
+    {
+        return None;
+    }
     let target = &mdae.mode(m).name;
     let mut vars: BTreeSet<&str> = BTreeSet::new();
     for mode in &mdae.modes {
@@ -59,16 +76,6 @@ pub(crate) fn unsettled(mdae: &Mdae, m: ModeId, reads: &BTreeSet<String>, deps: 
     vars.into_iter()
         .map(|v| exprs::call("change", vec![exprs::name(v)]))
         .reduce(|a, b| exprs::binary(BinOp::Or, a, b))
-}
-
-/// Do the names `reads` reach through `deps` a state replicate that REINIT sets when its mode
-/// is entered (`stale`: [`super::plan::Plan::is_reinit_target`])? Only such a replicate is
-/// stale on the step of the event iteration that enters its mode; a level equation whose
-/// guard reads none is left to the event iteration as it is (the friction state machines of
-/// the Standard Library settle there within the instant: holding them made rumoca's event
-/// iteration on Rotational.Examples.HeatLosses diverge).
-pub(crate) fn reads_stale(reads: &BTreeSet<String>, deps: &[&Deps], stale: &dyn Fn(&str) -> bool) -> bool {
-    reachable(deps, reads).iter().any(|n| stale(n))
 }
 
 /// The names an expression reads, for [`unsettled`].
