@@ -48,6 +48,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The binary's allocator (`src/main.rs`): the bench times what the command runs.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 const CHILD_ENV: &str = "MDAE_PIPELINE_POINT";
 const STAGES: [&str; 6] = ["parse", "lower", "analysis", "report", "rimis", "emit"];

@@ -15,6 +15,10 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 
+/// The command's allocator (`src/main.rs`): the analysis allocates per BDD operation.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(_native, NativeError, PyException, "A run of mdae-rimis stopped: (rendered text, located diagnostics as JSON).");
 
 /// The stack of the thread each call runs on (the command line's main thread has 8 MiB;
