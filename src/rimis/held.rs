@@ -193,8 +193,8 @@ impl Held {
         let pick = |reached: &[bool]| -> Vec<(usize, bool)> {
             others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && reached[p])).collect()
         };
-        let closes = |held: &Held, plan: &Plan, set: &[(usize, bool)]| {
-            held.mux_modes(plan, set, &outside).iter().any(|&m| from_b[held.parts + m])
+        let closes = |held: &Held, set: &[(usize, bool)]| {
+            held.mux_modes(plan, set).iter().any(|&m| from_b[held.parts + m])
         };
         // Every other writer that closes no loop (through a guard fixpoint's mode too:
         // its loops are cut by `pre`); where a multiplexer over them would close one through
@@ -205,18 +205,18 @@ impl Held {
         // else one writer alone, a state replicate first (a value of the variable in a mode,
         // not 0; campaign seed 41).
         let mut chosen = pick(&from_b);
-        if closes(self, plan, &chosen) {
+        if closes(self, &chosen) {
             let uncut = pick(&from_b_uncut);
             let states: Vec<(usize, bool)> = chosen.iter().copied().filter(|&(_, inst)| !inst).collect();
-            chosen = if !uncut.is_empty() && !closes(self, plan, &uncut) {
+            chosen = if !uncut.is_empty() && !closes(self, &uncut) {
                 uncut
-            } else if !states.is_empty() && !closes(self, plan, &states) {
+            } else if !states.is_empty() && !closes(self, &states) {
                 states
             } else {
                 vec![states.first().copied().unwrap_or(chosen[0])]
             };
         }
-        let mux_modes = self.mux_modes(plan, &chosen, &outside);
+        let mux_modes = self.mux_modes(plan, &chosen);
         if chosen.is_empty() || mux_modes.iter().any(|&m| from_b[self.parts + m]) {
             return None;
         }
@@ -245,18 +245,16 @@ impl Held {
         }
     }
 
-    /// The modes a multiplexer over the writers `chosen` reads within `outside` (none for
-    /// a single writer): those its arms' conditions read as `Plan::case` writes them, not
-    /// the writers' whole conditions (campaign seed 4113: within `b2 and b3`, the writers
-    /// `b1 and b3` and `not b1 and b2 and b3` are told apart by `b1` alone; read whole, the
-    /// multiplexer seemed to read the guard fixpoint `b3`, which the block reaches, and the
-    /// block entered at `not b2` held the state replicate of the mode left long before).
-    fn mux_modes(&self, plan: &Plan, chosen: &[(usize, bool)], outside: &Local) -> Vec<usize> {
+    /// The modes a multiplexer over the writers `chosen` reads (none for a single writer).
+    fn mux_modes(&self, plan: &Plan, chosen: &[(usize, bool)]) -> Vec<usize> {
         if chosen.len() < 2 {
             return Vec::new();
         }
-        let conds: Vec<(Local, ())> = chosen.iter().map(|&(p, _)| (plan.cond_local(plan.part_cond[p]), ())).collect();
-        plan.case_modes(&conds, outside).into_iter().map(|m| m.0 as usize).collect()
+        let mut ms: Vec<usize> =
+            chosen.iter().flat_map(|&(p, _)| self.modes_of(plan.cond(plan.part_cond[p]))).collect();
+        ms.sort_unstable();
+        ms.dedup();
+        ms
     }
 
     /// What `from` reaches (itself included); with `cut`, not through a guard fixpoint's

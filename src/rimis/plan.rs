@@ -16,7 +16,7 @@ use super::exprs::{self, binary, call, name, number};
 use super::names::Namer;
 use crate::analysis::cdg::Cdg;
 use crate::analysis::local::{Factored, Local};
-use crate::mdae::{Cond, Mdae, ModeId, ModeKind, VarId};
+use crate::mdae::{Mdae, ModeId, ModeKind, VarId};
 use crate::syntax::ast::{BinOp, Expr};
 use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddVariable};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -589,36 +589,17 @@ impl<'a> Plan<'a> {
     /// condition is the default; each condition is written shortest given the
     /// branches before it (Figure 15: `if bh then x_p_6 else if bl then x_p_4 else x_p_7`).
     pub(crate) fn case(&self, branches: &[(Local, Expr)], care: &Local) -> Expr {
-        let (arms, last) = self.case_arms(branches, care);
-        let Some(last) = last else { return number("0") };
-        let arms = arms.into_iter().map(|(c, e)| (exprs::cond_expr(&c, &|m| self.mode_expr(m)), e.clone())).collect();
-        exprs::if_expr(arms, last.clone())
-    }
-
-    /// The modes [`Plan::case`] of `branches` within `care` reads: those of its arms'
-    /// conditions, each minimised where the arms before it do not hold (fewer than the
-    /// branches' whole conditions read: within `care`, a mode they all share is not read).
-    pub(crate) fn case_modes<T>(&self, branches: &[(Local, T)], care: &Local) -> Vec<ModeId> {
-        let mut modes = Vec::new();
-        self.case_arms(branches, care).0.iter().for_each(|(c, _)| c.modes(&mut modes));
-        modes.sort_unstable();
-        modes.dedup();
-        modes
-    }
-
-    /// The arms of [`Plan::case`] (shortest condition first, each minimised within `care`
-    /// less the arms before it) and its last branch, taken where no arm holds.
-    fn case_arms<'b, T>(&self, branches: &'b [(Local, T)], care: &Local) -> (Vec<(Cond, &'b T)>, Option<&'b T>) {
-        let mut sorted: Vec<(usize, &(Local, T))> = branches.iter().map(|b| (self.text(&b.0).len(), b)).collect();
+        let mut sorted: Vec<(usize, &(Local, Expr))> = branches.iter().map(|b| (self.text(&b.0).len(), b)).collect();
         sorted.sort_by_key(|x| x.0);
-        let Some(((_, last), rest)) = sorted.split_last() else { return (Vec::new(), None) };
+        let Some(((_, last), rest)) = sorted.split_last() else { return number("0") };
         let mut care = care.clone();
         let mut arms = Vec::new();
         for (_, (c, e)) in rest {
-            arms.push((self.cdg.space.to_cond_local(c, &care, &self.factored), e));
+            let cond = self.cdg.space.to_cond_local(c, &care, &self.factored);
+            arms.push((exprs::cond_expr(&cond, &|m| self.mode_expr(m)), e.clone()));
             care = self.factored.and_not(&care, c);
         }
-        (arms, Some(&last.1))
+        exprs::if_expr(arms, last.1.clone())
     }
 }
 
