@@ -43,7 +43,12 @@ Classes per seed and simulator:
                        rumoca_defects/FrozenNewtonSeed.mo); or, neither proving it, a visited
                        mode whose control passes (needing no equation differentiated) is wrong or
                        fails in rumoca with its equations under `if time < 1e9` (under_if: the form
-                       of the output's blocks; the same frozen seed). Counted apart, like
+                       of the output's blocks; the same frozen seed); or, none of these proving
+                       it, a visited algebraic mode after the first whose control passes is wrong
+                       or fails in rumoca with its equations entered at its first instant from the
+                       exact solution (entered_at: one if-equation on a time event; rumoca lands
+                       on another root of the block it enters, rumoca_defects/
+                       ConditionalBlockEntered.mo). Counted apart, like
                        unchanged-both-fail. The record keeps the output's class and message
                        (output_class, output_detail) and every control's result (control); when no
                        control proves it the seed stays sim-fails/wrong.
@@ -312,7 +317,25 @@ def under_if(text: str) -> str:
     return text[:a] + "  if time < 1e9 then\n" + eqs + "  else\n" + eqs + "  end if;\n" + text[b:]
 
 
-def run_control(model: gen.Model, k: int, tmp: Path, wrapped: bool = False) -> dict:
+def entered_at(text: str, t0: float, model: gen.Model) -> str | None:
+    """A control's text with its equations entered at a time event: `if time >= t0 then <the
+    mode's equations> else <every unknown = its exact solution> end if`, run from t = 0 (the
+    form of an output's block under its mode's `if`, entered at the mode's first instant from
+    the exact values before it). None for a mode with a derivative (the else branch would
+    make its states algebraic); fixed starts dropped (the else branch decides t = 0)."""
+    if "der(" in text or "initial equation" in text:
+        return None
+    a = text.index("equation\n") + len("equation\n")
+    b = text.index("  annotation(")
+    eqs = "".join(f"  {line}\n" for line in text[a:b].splitlines())
+    exact = "".join(f"    x{j + 1} = {traj.text()};\n" for j, traj in enumerate(model.trajs))
+    body = f"  if time >= {t0!r} then\n{eqs}  else\n{exact}  end if;\n"
+    head = text[:a].replace(", fixed = true", "")
+    tail = re.sub(r"experiment\(StartTime = [^,)]*, ", "experiment(", text[b:])
+    return head + body + tail
+
+
+def run_control(model: gen.Model, k: int, tmp: Path, wrapped: bool = False, entered: bool = False) -> dict:
     """The control of visited mode k in rumoca (from the mode's t0 to its t1), compared with the
     exact solution at the mode's sample times within tol. status: pass; wrong (first and worst:
     var, time, value, exact, error); failed (rumoca raised, stopped early or gave NaN; bracket:
@@ -332,12 +355,17 @@ def run_control(model: gen.Model, k: int, tmp: Path, wrapped: bool = False) -> d
         return {**rec, "status": "no-control", "message": str(e)}
     rec["fixed"] = [f"x{j + 1}" if l == 0 else f"der(x{j + 1})" for j, l in ctl.fixed]
     rec["index"], rec["differentiated"] = ctl.struct_index, ctl.differentiated
-    path = tmp / ("controls_under_if" if wrapped else "controls") / f"{ctl.name}.mo"
+    text = under_if(ctl.text) if wrapped else ctl.text
+    if entered:
+        text = entered_at(ctl.text, t0, model)
+        if text is None or t0 <= 0.0:
+            return {**rec, "status": "no-control", "message": "a mode with states, or the first: not entered at an event"}
+    path = tmp / ("controls_entered" if entered else "controls_under_if" if wrapped else "controls") / f"{ctl.name}.mo"
     path.parent.mkdir(exist_ok=True)
-    path.write_text(under_if(ctl.text) if wrapped else ctl.text)
+    path.write_text(text)
     times = control_times(t0, t1)
     rec["times"] = times
-    o = harness.simulate(path, ctl.name, t1, times, simulator="rumoca", dt=DT, start_time=t0,
+    o = harness.simulate(path, ctl.name, t1, times, simulator="rumoca", dt=DT, start_time=0.0 if entered else t0,
                          max_wall_seconds=RUMOCA_WALL)
     rec["message"] = o["message"]
     if o["status"] == "ok":
@@ -470,6 +498,31 @@ def apply_wrapped_controls(model: gen.Model, r: dict, tmp: Path) -> None:
             return
 
 
+def apply_entered_controls(model: gen.Model, r: dict, tmp: Path) -> None:
+    """A rumoca sim-fails/wrong record r that no control, seed refresh or `if` proved: each
+    visited mode after the first whose control passes and has no state, run again with its
+    equations entered at its first instant from the exact solution before it (`entered_at`: a
+    plain Modelica model of one if-equation whose every branch holds on the exact solution).
+    Where rumoca fails or leaves the solution on it, it cannot enter that mode's block as the
+    output must (rumoca_defects/ConditionalBlockEntered.mo: campaign seed 4113, whose algebraic
+    modes 3 and 4 land on another root of their nonlinear block at the time event where they are
+    entered, or fail at t = 1.79 where that root ends; omc runs the output right): r is
+    simulator-limit, with the run in r["entered_control"]."""
+    plain = (r.get("control") or {}).get("modes") or []
+    for c in plain:
+        if c.get("status") != "pass" or c.get("differentiated") is not False or c.get("t0", 0.0) <= 0.0:
+            continue
+        e = run_control(model, c["k"] - 1, tmp, entered=True)
+        if e["status"] in PROOF:
+            r["entered_control"] = {key: e.get(key) for key in ("k", "mode", "t0", "t1", "status", "message", "worst")}
+            r["output_class"], r["output_detail"] = r["class"], r["detail"]
+            r["class"] = "simulator-limit"
+            r["detail"] = (f"the control of mode {e['k']} {e['mode']} passes, and is {e['status']} with its equations "
+                           f"entered at t = {e['t0']:.4g} from the exact solution (rumoca_defects/ConditionalBlockEntered.mo); "
+                           f"the output is {r['output_class']}: {r['output_detail']}")
+            return
+
+
 SAME_VALUES = "the output has the control's wrong values"
 
 
@@ -489,7 +542,8 @@ def proven(s: dict) -> bool:
     retried = bool(s.get("solver_retry")) and "passes with" in (s.get("detail") or "")
     refreshed = (s.get("seed_refresh") or {}).get("status") == "pass"
     wrapped = (s.get("wrapped_control") or {}).get("status") in PROOF
-    return s.get("class") == "simulator-limit" and (retried or refreshed or wrapped or (bool(p) and proves(p)))
+    entered = (s.get("entered_control") or {}).get("status") in PROOF
+    return s.get("class") == "simulator-limit" and (retried or refreshed or wrapped or entered or (bool(p) and proves(p)))
 
 
 def accepted(s: dict) -> bool:
@@ -594,6 +648,8 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None, fa
                 apply_seed_refresh(model, r, out, Path(tmp))
             if sim == "rumoca" and r["class"] in CONTROLLED and family == "smooth":
                 apply_wrapped_controls(model, r, Path(tmp))
+            if sim == "rumoca" and r["class"] in CONTROLLED and family == "smooth":
+                apply_entered_controls(model, r, Path(tmp))
             rec["sims"][sim] = r
         if keep and any(r["class"] not in OK_CLASSES for r in rec["sims"].values()):
             d = Path(keep) / f"seed{seed}"
@@ -720,6 +776,8 @@ def group_message(s: dict) -> str:
         return f"rumoca's BDF integrator {what}; output passes with {s['solver_retry']['solver']}"
     if s["class"] == "simulator-limit" and (s.get("seed_refresh") or {}).get("status") == "pass":
         return f"rumoca's Newton seed frozen at the last event; output passes with a do-nothing event every {s['seed_refresh']['period']:g} s"
+    if s["class"] == "simulator-limit" and s.get("entered_control"):
+        return f"rumoca enters a conditional block at an event on another root; a mode's control passes, and is {s['entered_control']['status']} entered at its first instant"
     if s["class"] == "simulator-limit" and s.get("wrapped_control"):
         return f"rumoca's Newton seed frozen at the last event; a mode's control passes, and is {s['wrapped_control']['status']} under an `if`"
     if s["class"] == "simulator-limit":
@@ -816,7 +874,14 @@ def results_markdown(records: list[dict], sims: list[str], seeds_spec: str, bina
         "mode's interval): if the control of a mode that needs no equation differentiated fails or is wrong "
         "where the output does (between the same two samples, two failures with the same message, or with "
         "the output's wrong values), or the control of a mode that needs one is wrong with the output's own "
-        "wrong values, the seed is simulator-limit (counted apart, like unchanged-both-fail).",
+        "wrong values, the seed is simulator-limit (counted apart, like unchanged-both-fail). So it is, none "
+        "of those proving it, where rumoca's default integrator failed its own check or stalled and the output "
+        "passes with its other one; where the output passes with a do-nothing event every 0.01 s (rumoca's "
+        "Newton seed frozen at the last event, `rumoca_defects/FrozenNewtonSeed.mo`); where a mode whose "
+        "control passes is wrong or fails with its equations under `if time < 1e9` (the form of the output's "
+        "blocks); or where an algebraic mode whose control passes is wrong or fails with its equations entered "
+        "at its first instant from the exact solution, one if-equation on a time event (rumoca lands on "
+        "another root of the block it enters, `rumoca_defects/ConditionalBlockEntered.mo`).",
         "",
     ]
     stats = collections.Counter()

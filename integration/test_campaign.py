@@ -380,7 +380,8 @@ class Controls(unittest.TestCase):
             self.assertEqual(r["wrapped_control"]["status"], "wrong")
             self.assertTrue(run.proven(r))
             self.assertIn("under an `if`", run.group_message(r))
-            # seed 4113: every mode's control passes under the `if` too: no proof.
+            # seed 4113: every mode's control passes under the `if` too: no proof (the entered
+            # control proves it: test_a_control_wrong_where_it_is_entered_proves_a_passing_mode).
             m = gen.generate(4113)
             modes = [run.run_control(m, k, Path(tmp)) for k in range(len(m.modes))]
             r = {"class": "sim-fails", "detail": "projection", "control": {"modes": modes}}
@@ -392,6 +393,36 @@ class Controls(unittest.TestCase):
             self.assertEqual(r["class"], "sim-fails")
         text = run.under_if("model M\n  Real x;\nequation\n  x = time;\n  annotation(experiment(StopTime = 2));\nend M;\n")
         self.assertIn("  if time < 1e9 then\n  x = time;\n  else\n  x = time;\n  end if;\n", text)
+
+    def test_a_control_wrong_where_it_is_entered_proves_a_passing_mode(self):
+        """Seed 4113's algebraic modes 3 and 4: their controls pass in rumoca 0.10.2, and the same
+        equations entered at their first instant from the exact solution (one if-equation on a
+        time event) land on the other root of the block (rumoca_defects/ConditionalBlockEntered.mo):
+        the output's failure at t = 1.79 is rumoca's. A mode with states, or the first mode, is
+        not entered (no proof), and a control that fails to begin with proves nothing here."""
+        m = gen.generate(4113)
+        with tempfile.TemporaryDirectory() as tmp:
+            modes = [run.run_control(m, k, Path(tmp)) for k in range(len(m.modes))]
+            self.assertEqual([c["status"] for c in modes], ["pass"] * 4)
+            r = {"class": "sim-fails", "detail": "projection", "control": {"modes": modes}}
+            run.apply_entered_controls(m, r, Path(tmp))
+            self.assertEqual(r["class"], "simulator-limit", r)
+            self.assertEqual((r["entered_control"]["k"], r["entered_control"]["status"]), (3, "wrong"))
+            self.assertTrue(run.proven(r))
+            self.assertIn("entered at its first instant", run.group_message(r))
+            self.assertEqual(run.run_control(m, 0, Path(tmp), entered=True)["status"], "no-control", "the first mode")
+            m2 = gen.generate(2685)
+            self.assertEqual(run.run_control(m2, 1, Path(tmp), entered=True)["status"], "no-control", "a mode with states")
+            r = {"class": "sim-fails", "detail": "x", "control": {"modes": [{**modes[2], "status": "failed"}]}}
+            run.apply_entered_controls(m, r, Path(tmp))
+            self.assertEqual(r["class"], "sim-fails")
+            self.assertFalse(run.proven(r))
+        text = run.entered_at("model M\n  Real x1(start = 1, fixed = true);\nequation\n  0 = x1 - 1 - sin(time);\n"
+                              "  annotation(experiment(StartTime = 0.5, StopTime = 2));\nend M;\n", 0.5, m)
+        self.assertIn("  if time >= 0.5 then\n    0 = x1 - 1 - sin(time);\n  else\n    x1 = 1 + sin(time);\n", text)
+        self.assertNotIn("fixed", text)
+        self.assertIn("annotation(experiment(StopTime = 2));", text)
+        self.assertIsNone(run.entered_at("model M\n  Real x;\nequation\n  der(x) = 1;\n  annotation(experiment(StopTime = 2));\nend M;\n", 0.5, m))
 
     def test_explains_needs_the_same_trouble(self):
         m = gen.generate(3919)

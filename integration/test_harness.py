@@ -113,6 +113,26 @@ class RumocaBackend(unittest.TestCase):
             self.assertAlmostEqual(rec["values"]["x2"][k], 1 + math.sin(t), delta=1e-6)
         self.assertEqual(rec["values"]["rumoca_seed_tick"][2], 201.0, "an event every 0.01 s")
 
+    def test_conditional_block_entered_is_still_a_defect_of_rumoca(self):
+        """rumoca_defects/ConditionalBlockEntered.mo: entering its nonlinear block at the time
+        event t = 1.03 from values that are a root of it, rumoca lands on the other root (x1 off
+        by 1.32 at t = 1.1) and fails where that root ends, in (1.78, 1.79]; with a do-nothing
+        event every 0.01 s too. The day it does not, this fails and the campaign's
+        entered-control proof can go."""
+        path = HERE / "rumoca_defects" / "ConditionalBlockEntered.mo"
+        rec = harness.simulate(path, "ConditionalBlockEntered", 1.5, [1.0, 1.1, 1.5], dt=0.01)
+        self.assertEqual(rec["status"], "ok", rec["message"])
+        self.assertAlmostEqual(rec["values"]["x1"][0], 1 + math.sin(1.0), delta=1e-6, msg="right before the event")
+        self.assertAlmostEqual(rec["values"]["x1"][1] - (1 + math.sin(1.1)), -1.32, delta=0.01, msg="the other root")
+        rec = harness.simulate(path, "ConditionalBlockEntered", 2.0, [1.0, 2.0], dt=0.01)
+        self.assertEqual(rec["status"], "failed")
+        self.assertIn("algebraic projection did not establish coordinate convergence", rec["message"])
+        self.assertTrue(1.75 < rec["failure_bracket"][1] < 1.8, rec["failure_bracket"])
+        with tempfile.TemporaryDirectory() as tmp:
+            rec = harness.simulate(write(tmp, "ConditionalBlockEntered.mo", harness.seed_refresh(path.read_text())),
+                                   "ConditionalBlockEntered", 2.0, [1.0, 2.0], dt=0.01)
+        self.assertEqual(rec["status"], "failed", "not the frozen Newton seed: events do not help")
+
     def test_seed_refresh_needs_an_equation_section(self):
         self.assertIsNone(harness.seed_refresh("model M\n  Real x = 1;\nend M;\n"))
 
