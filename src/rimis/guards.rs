@@ -45,12 +45,6 @@ pub(crate) fn names_in(e: &Expr) -> BTreeSet<String> {
     out
 }
 
-/// Does any of `from` reach `target` in `deps` (without going through `target`'s own
-/// definition)?
-pub(crate) fn reaches(deps: &Deps, from: &BTreeSet<String>, target: &str) -> bool {
-    reaches_in(&[deps], from, target)
-}
-
 /// Every name `from` reaches in the union of `layers` (`from` included).
 pub(crate) fn reachable(layers: &[&Deps], from: &BTreeSet<String>) -> BTreeSet<String> {
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -67,8 +61,9 @@ pub(crate) fn reachable(layers: &[&Deps], from: &BTreeSet<String>) -> BTreeSet<S
     seen
 }
 
-/// [`reaches`] in the union of `layers` (no merged copy).
-fn reaches_in(layers: &[&Deps], from: &BTreeSet<String>, target: &str) -> bool {
+/// Does any of `from` reach `target` in the union of `layers` (no merged copy; without
+/// going through `target`'s own definition)?
+pub(crate) fn reaches_in(layers: &[&Deps], from: &BTreeSet<String>, target: &str) -> bool {
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     let mut stack: Vec<&str> = from.iter().map(String::as_str).collect();
     while let Some(n) = stack.pop() {

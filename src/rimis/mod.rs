@@ -352,30 +352,30 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     // mode equations. Those that are rewritten switch on left limits (edges of `when`),
     // so the rewritten guards are checked without them.
     let mode_eqs = src.mode_equations();
-    let with = |deps: &Deps, skip: &dyn Fn(&str) -> bool| {
-        let mut d = deps.clone();
-        for (n, e) in &mode_eqs {
-            if !skip(n) {
-                d.entry(n.clone()).or_default().extend(names_in(e));
-            }
-        }
-        d
-    };
+    // (Layers searched as their union, `guards::reaches_in`: the whole model's `deps` is
+    // never copied; three copies were 5% of Westinghouse N = 1000.)
+    let mut mode_layer: Deps = BTreeMap::new();
+    for (n, e) in &mode_eqs {
+        mode_layer.entry(n.clone()).or_default().extend(names_in(e));
+    }
     // The multiplexers made so far count too (a held value's or a derivative's by mode, read
     // through `pre(m)` inside the loop: campaign seeds 606 and 3515, whose `b1 = x6 >= 0.0132`
     // was left a plain level equation, read back across its threshold at every switch).
-    let mut with_muxes = deps.clone();
+    let mut mux_layer: Deps = BTreeMap::new();
     for (n, used) in plan.mux_deps() {
-        with_muxes.entry(n.clone()).or_default().extend(used.iter().cloned());
+        mux_layer.entry(n.clone()).or_default().extend(used.iter().cloned());
     }
-    let level = with(&with_muxes, &|_| false);
     let fixpoints: Vec<String> = mode_eqs
         .iter()
         // (`reaches` never follows the target's own definition: no copy without it.)
-        .filter(|(n, g)| guards::reaches(&level, &names_in(g), n))
+        .filter(|(n, g)| guards::reaches_in(&[&deps, &mux_layer, &mode_layer], &names_in(g), n))
         .map(|(n, _)| n.clone())
         .collect();
-    let deps = with(&deps, &|n| fixpoints.iter().any(|f| f == n));
+    for (n, e) in &mode_eqs {
+        if !fixpoints.iter().any(|f| f == n) {
+            deps.entry(n.clone()).or_default().extend(names_in(e));
+        }
+    }
     // The initial modes are read at the start values of every rewritten mode variable.
     let starts: Vec<(crate::mdae::ModeId, bool)> = fixpoints
         .iter()
@@ -502,7 +502,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     m,
                     &settled::reads(&[&ll.enter, &ll.leave]),
                     &[&deps, muxes],
-                    &[&level, muxes],
+                    &[&deps, &mux_layer, &mode_layer, muxes],
                     None,
                 );
                 let settled = |x: crate::syntax::ast::Expr| match &unsettled {
@@ -579,7 +579,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 let (plan_now, muxes) = (&plan, plan.mux_deps_ref());
                 let stale = |n: &str| plan_now.is_reinit_target(n);
                 let unsettled =
-                    settled::unsettled(mdae, m, &settled::reads(&[&g]), &[&deps, muxes], &[&level, muxes], Some(&stale));
+                    settled::unsettled(mdae, m, &settled::reads(&[&g]), &[&deps, muxes], &[&deps, &mux_layer, &mode_layer, muxes], Some(&stale));
                 let mut arms: Vec<_> = unsettled.map(|u| (u, pre.clone())).into_iter().collect();
                 arms.push((pre, guards::sticky(&g, true, &band, &varies, true)));
                 let value = exprs::if_expr(arms, guards::sticky(&g, false, &band, &varies, true));
