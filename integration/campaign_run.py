@@ -483,19 +483,8 @@ def apply_wrapped_controls(model: gen.Model, r: dict, tmp: Path) -> None:
     at the last event, `rumoca_defects/FrozenNewtonSeed.mo`: campaign seed 2685, whose mode
     [b1, b2] goes to another root of its nonlinear block at t = 0.65 under the `if`): r is
     simulator-limit, with the run in r["wrapped_control"]."""
-    plain = (r.get("control") or {}).get("modes") or []
-    for c in plain:
-        if c.get("status") != "pass" or c.get("differentiated") is not False:
-            continue
-        w = run_control(model, c["k"] - 1, tmp, wrapped=True)
-        if w["status"] in PROOF:
-            r["wrapped_control"] = {key: w.get(key) for key in ("k", "mode", "t0", "t1", "status", "message", "worst")}
-            r["output_class"], r["output_detail"] = r["class"], r["detail"]
-            r["class"] = "simulator-limit"
-            r["detail"] = (f"the control of mode {w['k']} {w['mode']} passes, and is {w['status']} with its equations "
-                           f"under `if time < 1e9` (rumoca's frozen Newton seed, rumoca_defects/FrozenNewtonSeed.mo); "
-                           f"the output is {r['output_class']}: {r['output_detail']}")
-            return
+    prove_by_variant(model, r, tmp, "wrapped_control", lambda c: True, lambda w: (
+        "under `if time < 1e9` (rumoca's frozen Newton seed, rumoca_defects/FrozenNewtonSeed.mo)"))
 
 
 def apply_entered_controls(model: gen.Model, r: dict, tmp: Path) -> None:
@@ -508,18 +497,26 @@ def apply_entered_controls(model: gen.Model, r: dict, tmp: Path) -> None:
     modes 3 and 4 land on another root of their nonlinear block at the time event where they are
     entered, or fail at t = 1.79 where that root ends; omc runs the output right): r is
     simulator-limit, with the run in r["entered_control"]."""
+    prove_by_variant(model, r, tmp, "entered_control", lambda c: c.get("t0", 0.0) > 0.0, lambda e: (
+        f"entered at t = {e['t0']:.4g} from the exact solution (rumoca_defects/ConditionalBlockEntered.mo)"))
+
+
+def prove_by_variant(model: gen.Model, r: dict, tmp: Path, key: str, eligible, how) -> None:
+    """For apply_wrapped_controls (key "wrapped_control") and apply_entered_controls
+    ("entered_control"): each visited mode whose control passed, needs no equation
+    differentiated and is `eligible`, run again in that variant; the first that fails or is
+    wrong makes r simulator-limit, kept in r[key], the detail saying `how` it was run."""
     plain = (r.get("control") or {}).get("modes") or []
     for c in plain:
-        if c.get("status") != "pass" or c.get("differentiated") is not False or c.get("t0", 0.0) <= 0.0:
+        if c.get("status") != "pass" or c.get("differentiated") is not False or not eligible(c):
             continue
-        e = run_control(model, c["k"] - 1, tmp, entered=True)
-        if e["status"] in PROOF:
-            r["entered_control"] = {key: e.get(key) for key in ("k", "mode", "t0", "t1", "status", "message", "worst")}
+        v = run_control(model, c["k"] - 1, tmp, **{key.split("_")[0]: True})
+        if v["status"] in PROOF:
+            r[key] = {k: v.get(k) for k in ("k", "mode", "t0", "t1", "status", "message", "worst")}
             r["output_class"], r["output_detail"] = r["class"], r["detail"]
             r["class"] = "simulator-limit"
-            r["detail"] = (f"the control of mode {e['k']} {e['mode']} passes, and is {e['status']} with its equations "
-                           f"entered at t = {e['t0']:.4g} from the exact solution (rumoca_defects/ConditionalBlockEntered.mo); "
-                           f"the output is {r['output_class']}: {r['output_detail']}")
+            r["detail"] = (f"the control of mode {v['k']} {v['mode']} passes, and is {v['status']} with its equations "
+                           f"{how(v)}; the output is {r['output_class']}: {r['output_detail']}")
             return
 
 
