@@ -305,8 +305,16 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         .collect();
     if !early.is_empty() {
         let at_start = plan.modes_where(&early).0.g().clone();
-        // One conjunction per part (the key of `sort_by_key` is computed at every comparison).
-        order.sort_by_cached_key(|&b| !plan.cond(plan.part_cond[b]).g().and(&at_start).is_false());
+        // One intersection test per condition (a walk, no BDD built: a conjunction per part
+        // was 3% of Westinghouse N = 1000), shared by the parts under it.
+        let mut starts_in: BTreeMap<usize, bool> = BTreeMap::new();
+        let keys: Vec<bool> = (0..order.len())
+            .map(|b| {
+                let c = plan.part_cond[b];
+                *starts_in.entry(c).or_insert_with(|| crate::analysis::meets::meets(plan.cond(c).g(), &at_start))
+            })
+            .collect();
+        order.sort_by_key(|&b| keys[b]);
     }
     let mut by_part = vec![Vec::new(); order.len()];
     for &b in &order {
