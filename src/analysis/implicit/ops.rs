@@ -46,6 +46,27 @@ pub(super) fn and_not(a: &Bdd, b: &Bdd) -> Bdd {
     }
 }
 
+/// c ∨ (a ∧ b) in one pass over the three (biodivine's `ternary_op`): no intermediate
+/// a ∧ b is built and freed (the primal programme's steps are mostly such updates).
+pub(super) fn or_and(c: &Bdd, a: &Bdd, b: &Bdd) -> Bdd {
+    if c.is_true() || a.is_false() || b.is_false() {
+        c.clone()
+    } else if c.is_false() {
+        and(a, b)
+    } else if a.is_true() {
+        or(c, b)
+    } else if b.is_true() {
+        or(c, a)
+    } else {
+        Bdd::ternary_op(c, a, b, |c, a, b| match (c, a, b) {
+            (Some(true), _, _) => Some(true),
+            (_, Some(true), Some(true)) => Some(true),
+            (c, Some(false), _) | (c, _, Some(false)) => c,
+            _ => None,
+        })
+    }
+}
+
 pub(super) fn iff(a: &Bdd, b: &Bdd) -> Bdd {
     if a.is_true() {
         b.clone()

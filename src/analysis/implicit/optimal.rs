@@ -26,7 +26,7 @@
 //! maximum-weight matching in the variable order.
 
 use super::Stats;
-use super::ops::{and, and_not, or};
+use super::ops::{and, and_not, or, or_and};
 use crate::analysis::meets::meets_not;
 use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
 
@@ -70,16 +70,18 @@ pub(super) fn steps(
     let mut levels: Vec<Bdd> = vec![set.mk_true()];
     let mut steps: Vec<Bdd> = Vec::with_capacity(vars.len());
     for k in (0..vars.len()).rev() {
-        let x = set.mk_var(vars[k]);
+        let not_x = set.mk_not_var(vars[k]);
+        // x_k ∧ the modes where σ_k takes each value (small: once per variable).
+        let on_in: Vec<(usize, Bdd)> =
+            sigma[k].iter().map(|(s, modes)| (*s as usize, and(&set.mk_var(vars[k]), modes))).collect();
         // choice[u]: prefixes x_1…x_k whose value is top − u (u ≥ 0, smaller is better).
         let mut choice = vec![set.mk_false(); top + levels.len()];
         for (delta, level) in levels.iter().enumerate() {
             let b = and(level, &bucket[k]);
-            choice[top + delta] = or(&choice[top + delta], &and_not(&b, &x));
-            let on = and(&b, &x);
-            for (s, modes) in &sigma[k] {
-                let u = top - *s as usize + delta;
-                choice[u] = or(&choice[u], &and(&on, modes));
+            choice[top + delta] = or_and(&choice[top + delta], &b, &not_x);
+            for (s, on) in &on_in {
+                let u = top - s + delta;
+                choice[u] = or_and(&choice[u], &b, on);
                 stats.see(&choice[u]);
             }
             stats.see(&choice[top + delta]);
@@ -94,7 +96,7 @@ pub(super) fn steps(
         for c in &choice {
             let g = if c.is_false() { c.clone() } else { and_not(&c.var_exists(vars[k]), &reached) };
             // c ∧ g: c itself while nothing better was reached (c ⇒ ∃x_k.c).
-            step = or(&step, &if reached.is_false() { c.clone() } else { and(c, &g) });
+            step = if reached.is_false() { or(&step, c) } else { or_and(&step, c, &g) };
             reached = or(&reached, &g);
             stats.see(&step);
             stats.see(&reached);
