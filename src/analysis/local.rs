@@ -84,6 +84,9 @@ impl Local {
     }
 }
 
+/// The most windows [`Factored::local_modulo`] conjoins R's factors over (beyond, b ∧ R).
+const MODULO_WINDOWS: usize = 8;
+
 impl Factored {
     /// `care` (a BDD over `set`) in factors.
     pub fn new(care: &Bdd, set: &BddVariableSet) -> Factored {
@@ -135,6 +138,48 @@ impl Factored {
     /// The whole of R.
     pub fn all(&self) -> Local {
         if self.is_empty() { self.none.clone() } else { self.whole.clone() }
+    }
+
+    /// b ∧ R as a local set, the same as `local(&b.and(R))`, without building b ∧ R (O(|R|)
+    /// nodes, then a test of each of its windows: O(N) per condition, O(N²) over the CDG of
+    /// the compressible building, 38% of N = 1000). Where b reads no variable of a window of
+    /// R and one node of b crosses it (b cuts there), b ∧ R is R's factor there, which `local`
+    /// drops; elsewhere b ∧ R and b ∧ (R's factors of the other windows) are the same graph.
+    /// So `local` of the latter: O(|b|) and the windows b reads or crosses with several nodes.
+    pub fn local_modulo(&self, b: &Bdd) -> Local {
+        if b.is_false() || self.is_empty() {
+            return self.none.clone();
+        }
+        let cb = Cuts::of(b);
+        if cb.levels().is_empty() {
+            return self.all(); // `true`
+        }
+        let mut starts: Vec<usize> = Vec::new();
+        let mut prev: Option<usize> = None;
+        for &v in cb.levels() {
+            let (start, _) = self.window(v);
+            if starts.last() == Some(&start) {
+                continue;
+            }
+            // The windows strictly between the previous level's and this one's: crossed by
+            // several nodes of b unless b cuts between the two levels.
+            if let Some(p) = prev
+                && !cb.is_cut(v)
+            {
+                let mut w = self.window(p).1;
+                while w < start {
+                    starts.push(w);
+                    w = self.window(w).1;
+                }
+            }
+            starts.push(start);
+            prev = Some(v);
+        }
+        // Over many windows the conjunction of their factors, folded, costs more than b ∧ R.
+        if starts.len() > MODULO_WINDOWS {
+            return self.local(&b.and(&self.care));
+        }
+        self.local(&b.and(&self.factors(&starts)))
     }
 
     /// x ∧ R as a local set (module header).
@@ -364,10 +409,12 @@ mod tests {
                     acc.or(&cube)
                 })
             };
-            let pick = |rnd: &mut dyn FnMut(u64) -> u64| match rnd(4) {
+            let pick = |rnd: &mut dyn FnMut(u64) -> u64| match rnd(5) {
                 0 => small(rnd),
                 1 => small(rnd).and(&care),
                 2 => small(rnd).or(&small(rnd)).and(&care),
+                // Two far variables: b crosses the windows between them with two nodes.
+                3 => lit(rnd(3) as usize, true).xor(&lit(n - 1 - rnd(3) as usize, rnd(2) == 0)),
                 _ => small(rnd).and(&care).or(&small(rnd).and(&care)),
             };
             let (a, b) = (pick(&mut rnd), pick(&mut rnd));
@@ -379,6 +426,9 @@ mod tests {
             }
             for (x, l) in [(&a, &la), (&b, &lb)] {
                 assert_eq!(l.g().and(&care), x.and(&care), "x {x:?} care {care:?}");
+                // Without building x ∧ R, the same local set as from it.
+                let (whole, modulo) = (fz.local(&x.and(&care)), fz.local_modulo(x));
+                assert_eq!((modulo.g(), modulo.windows()), (whole.g(), whole.windows()), "x {x:?} care {care:?}");
                 for v in l.g().support_set() {
                     assert!(l.windows().contains(&fz.window(v.to_index()).0), "g reads an unlisted window");
                 }

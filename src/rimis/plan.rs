@@ -133,8 +133,9 @@ impl<'a> Plan<'a> {
         let mut block_cond = Vec::new();
         let mut numbers: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for b in cdg.blocks.iter() {
-            // The whole set only while it is numbered (O(N) nodes, dropped here).
-            block_cond.push(number_in(&mut conds, &mut numbers, &factored, &cdg.bdd(b.cond)));
+            // Numbered by its canonical local set (`Factored::local_modulo`: the whole set,
+            // O(N) nodes per condition, is never built).
+            block_cond.push(number_in(&mut conds, &mut numbers, &factored, factored.local_modulo(b.cond.g())));
         }
         // Condition numbers follow the first block of each condition (paper: x_2 is x
         // under block 2's condition).
@@ -231,18 +232,19 @@ impl<'a> Plan<'a> {
         if let Some(k) = self.number_of(c) {
             return k;
         }
-        number_in(&mut self.conds, &mut self.numbers, &self.factored, &c.and(&self.care))
+        number_in(&mut self.conds, &mut self.numbers, &self.factored, self.factored.local_modulo(c))
     }
 
     /// The number of a condition given as a local set, allocated when it is new.
     pub(crate) fn cond_number_local(&mut self, c: &Local) -> usize {
-        number_in(&mut self.conds, &mut self.numbers, &self.factored, &self.factored.exact(c))
+        let l = self.canonical(c);
+        number_in(&mut self.conds, &mut self.numbers, &self.factored, l)
     }
 
     /// The number of `c` if it is a numbered condition's whole set.
     fn number_of(&self, c: &Bdd) -> Option<usize> {
-        let ks = self.numbers.get(&fingerprint(c))?;
         let l = self.factored.local(c);
+        let ks = self.numbers.get(&fingerprint(&l))?;
         ks.iter().copied().find(|&k| same(&self.factored, &self.conds[k - 1], &l))
     }
 
@@ -271,7 +273,7 @@ impl<'a> Plan<'a> {
                 _ => space.set.mk_false(),
             },
         };
-        let n = number_in(&mut self.conds, &mut self.numbers, &self.factored, &self.care.and(&cube));
+        let n = number_in(&mut self.conds, &mut self.numbers, &self.factored, self.factored.local_modulo(&cube));
         self.where_cache.insert(at.to_vec(), n);
         (self.cond_local(n), n)
     }
@@ -330,7 +332,7 @@ impl<'a> Plan<'a> {
     /// The local set `Factored::local` makes of the whole set of `c` (the form numbered
     /// conditions are held in: the texts made from it are those of the whole set).
     pub(crate) fn canonical(&self, c: &Local) -> Local {
-        self.factored.local(&self.factored.exact(c))
+        self.factored.local_modulo(c.g())
     }
 
     /// Short Modelica text of a condition (invalid and singular modes are don't-cares).
@@ -603,10 +605,10 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// The number of the whole set `c` (⊆ the regular modes) in `conds`, allocated when new.
-fn number_in(conds: &mut Vec<Local>, numbers: &mut FxHashMap<u64, Vec<usize>>, fz: &Factored, c: &Bdd) -> usize {
-    let l = fz.local(c);
-    let ks = numbers.entry(fingerprint(c)).or_default();
+/// The number of the set `l` (the local set `Factored::local` makes of its whole set) in
+/// `conds`, allocated when new.
+fn number_in(conds: &mut Vec<Local>, numbers: &mut FxHashMap<u64, Vec<usize>>, fz: &Factored, l: Local) -> usize {
+    let ks = numbers.entry(fingerprint(&l)).or_default();
     if let Some(&k) = ks.iter().find(|&&k| same(fz, &conds[k - 1], &l)) {
         return k;
     }
@@ -615,11 +617,13 @@ fn number_in(conds: &mut Vec<Local>, numbers: &mut FxHashMap<u64, Vec<usize>>, f
     conds.len()
 }
 
-/// The hash of a whole BDD (canonical: one per set).
-fn fingerprint(c: &Bdd) -> u64 {
+/// The hash of a local set in the form `Factored::local` makes of a whole set (canonical:
+/// one per set, as the whole BDD is).
+fn fingerprint(l: &Local) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
-    c.hash(&mut h);
+    l.g().hash(&mut h);
+    l.windows().hash(&mut h);
     h.finish()
 }
 

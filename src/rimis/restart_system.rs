@@ -490,17 +490,17 @@ fn stale_of(x: &Expr) -> Option<(usize, u32)> {
 /// a stale value (campaign seed 1081: x3' entering the mode where x3 becomes a state of
 /// order 3). Its value is then set by the consistency equations, not kept (Principle 1 of
 /// paper 000 §5.1.3 keeps what the previous instant set; it did not set this).
-fn is_stale(plan: &Plan, u: VarId, k: u32, from: &Bdd) -> bool {
-    if k == 0 || plan.roles[u.index()] != Role::Varying || from.is_false() {
+fn is_stale(plan: &Plan, u: VarId, k: u32, from: &Local) -> bool {
+    let fz = &plan.factored;
+    if k == 0 || plan.roles[u.index()] != Role::Varying || fz.is_false(from) {
         return false;
     }
-    let fz = &plan.cdg.factored;
-    let covered = plan
-        .def(u, k, from)
+    // The modes left that no writer of u^(k) covers (local sets: no whole set is built).
+    let rest = plan
+        .def_in(u, k, from)
         .into_iter()
-        .map(|(b, _)| fz.exact(plan.cond(plan.part_cond[b])))
-        .fold(plan.cdg.space.mk_false(), |a, b| a.or(&b));
-    !from.and_not(&covered).is_false()
+        .fold(from.clone(), |rest, (b, _)| fz.and_not(&rest, plan.cond(plan.part_cond[b])));
+    !fz.is_false(&rest)
 }
 
 fn placeholder_of(x: &Expr) -> Option<usize> {
@@ -523,9 +523,11 @@ fn grow(
     jumps: Jumps,
     ctx: &DiffContext,
 ) -> Result<Result<Grown, Fail>, RimisError> {
-    let from = plan.care.and(&region.not());
-    let from_c = plan.cond_number(&from);
     let local = plan.local(region);
+    // The modes left, as a local set (the whole set care ∧ ¬region, O(N) nodes per region,
+    // and its numbering were a fifth of the compressible building N = 1000).
+    let from = plan.factored.and_not(&plan.care_local, &local);
+    let from_c = plan.cond_number_local(&from);
     let seeds: BTreeSet<EqId> = here.iter().map(|f| f.eq).collect();
     let mut d: BTreeMap<usize, u32> = BTreeMap::new();
     let mut added: Vec<(EqId, u32)> = Vec::new();
@@ -732,7 +734,7 @@ fn grow(
 #[derive(Clone, Copy)]
 struct Entry<'a> {
     region: &'a Local,
-    from: &'a Bdd,
+    from: &'a Local,
     from_c: Option<usize>,
     jumps: Jumps,
 }

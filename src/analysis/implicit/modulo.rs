@@ -57,11 +57,6 @@ impl CareSet {
         }
     }
 
-    /// F ∧ R for a representative F: the set it stands for.
-    pub fn exact(&self, f: &Bdd) -> Bdd {
-        f.and(&self.all)
-    }
-
     /// F ∧ R ≠ ∅.
     pub fn meets(&self, f: &Bdd) -> bool {
         if f.is_false() || self.base.is_none() {
