@@ -30,7 +30,7 @@
 
 use super::care::{Cuts, Scratch, same_factor_in};
 use super::meets::{meets, meets_not};
-use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariableSet};
+use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariable, BddVariableSet};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -180,6 +180,35 @@ impl Factored {
             return self.local(&b.and(&self.care));
         }
         self.local(&b.and(&self.factors(&starts)))
+    }
+
+    /// The variables (indices, sorted) the whole set g ∧ R of `a` reads: g's, and R's
+    /// outside a's windows (there g ∧ R is R's factors).
+    pub fn support_of(&self, a: &Local) -> Vec<usize> {
+        if a.g().is_false() {
+            return Vec::new();
+        }
+        let mut out: Vec<usize> = a.g().support_set().into_iter().map(|v| v.to_index()).collect();
+        out.extend(self.cuts.levels().iter().copied().filter(|&v| !a.windows().contains(&self.window(v).0)));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// (∃`vars`. g ∧ R) ∧ R for `a`, as a local set; `vars` sorted by index. Only the
+    /// variables of a's windows count: outside them g ∧ R is R's factors, which ∃ widens
+    /// and R narrows back.
+    pub fn exists_in(&self, a: &Local, vars: &[BddVariable]) -> Local {
+        let mut inside = Vec::new();
+        for &w in a.windows() {
+            let end = self.window(w).1;
+            let from = vars.partition_point(|v| v.to_index() < w);
+            inside.extend(vars[from..].iter().take_while(|v| v.to_index() < end).copied());
+        }
+        if inside.is_empty() {
+            return a.clone();
+        }
+        self.local_modulo(&a.g().exists(&inside))
     }
 
     /// x ∧ R as a local set (module header).

@@ -12,8 +12,9 @@
 use super::exprs;
 use super::guards::resolve;
 use super::plan::{Plan, primed};
-use super::sections::sides_under;
+use super::sections::sides_under_in;
 use super::symbolic;
+use crate::analysis::local::Local;
 use crate::mdae::{EqId, ModeId};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::syntax::printer::expr_to_string;
@@ -51,48 +52,56 @@ pub(crate) struct Unguaranteed {
 /// values before the switch, so what held still holds.
 pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed> {
     let space = &plan.cdg.space;
+    let fz = &plan.factored;
     let switch_var = |s: &Switch| space.mode_vars[s.mode.index()];
-    let others: Vec<_> =
+    let mut others: Vec<_> =
         space.mode_vars.iter().copied().filter(|v| !switches.iter().any(|s| switch_var(s) == *v)).collect();
+    others.sort_unstable_by_key(|v| v.to_index());
+    // The sets are held as local sets (`Factored`), each whole set built only for an entry
+    // reported: per region, the whole sets (O(N) nodes on the building) were 9% of the
+    // compressible building N = 1000.
+    let literal = |v, value: bool| fz.local_modulo(&space.set.mk_literal(v, value));
     let mut out = Vec::new();
     for e in plan.mdae.eq_ids() {
         for (c, modes) in plan.cdg.offsets.get(e.index()).iter() {
             if *c == 0 {
                 continue;
             }
-            let region = plan.cdg.bdd(modes);
-            if region.is_false() || region == *plan.care {
+            let region = modes;
+            if fz.is_false(region) || fz.covers(region) {
                 continue;
             }
             // The entries into `region`: (changed variables, the values they have before
             // and after, the switch that changes them).
-            let mut entries: Vec<(Vec<_>, Bdd, Bdd, Option<&Switch>)> = Vec::new();
+            let mut entries: Vec<(Vec<_>, Local, Local, Option<&Switch>)> = Vec::new();
             // A switch whose variable the region does not read cannot enter it alone (the
             // modes it comes from would be in the region already): skipped, not tried.
-            let support = region.support_set();
-            for s in switches.iter().filter(|s| support.contains(&switch_var(s))) {
+            let support = fz.support_of(region);
+            for s in switches.iter().filter(|s| support.binary_search(&switch_var(s).to_index()).is_ok()) {
                 let v = switch_var(s);
-                let on = space.set.mk_var(v);
-                entries.push((vec![v], on.not(), on.clone(), Some(s)));
-                entries.push((vec![v], on.clone(), on.not(), Some(s)));
+                entries.push((vec![v], literal(v, false), literal(v, true), Some(s)));
+                entries.push((vec![v], literal(v, true), literal(v, false), Some(s)));
             }
             if !others.is_empty() {
-                entries.push((others.clone(), space.set.mk_true(), space.set.mk_true(), None));
+                entries.push((others.clone(), fz.all(), fz.all(), None));
             }
             for j in 0..*c {
                 let failed = entries.iter().find_map(|(vars, before, after, switch)| {
-                    let target = region.and(after);
-                    let from = plan.care.and(&region.not()).and(before).and(&target.exists(vars));
-                    if from.is_false() {
+                    let target = fz.and(region, after);
+                    let left = fz.and(&fz.and_not(&plan.care_local, region), before);
+                    let from = fz.and(&left, &fz.exists_in(&target, vars));
+                    if fz.is_false(&from) {
                         return None;
                     }
-                    let entered = target.and(&from.exists(vars));
+                    // In the form `Plan::local` gives the whole set (texts and expressions
+                    // are made from it).
+                    let entered = plan.canonical(&fz.and(&target, &fz.exists_in(&from, vars)));
                     let by_switch = j == 0 && switch.is_some_and(|s| guaranteed(plan, e, &entered, s));
                     (!by_switch && !held_before(plan, e, j, &from, &entered)).then_some(entered)
                 });
                 let Some(entered) = failed else { continue };
                 let eq = plan.mdae.eq(e);
-                let (l, r) = sides_under(plan, &eq.body, &entered);
+                let (l, r) = sides_under_in(plan, &eq.body, &entered);
                 let name = primed(plan.mdae.label(e), j);
                 let what = if j == 0 {
                     format!("`{} = {}`", expr_to_string(&l), expr_to_string(&r))
@@ -101,9 +110,9 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
                 };
                 let message = format!(
                     "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5), and without a restart the states keep their values from before the switch",
-                    plan.cond_text(&entered),
+                    plan.text(&entered),
                 );
-                out.push(Unguaranteed { eq: e, j, entered, message });
+                out.push(Unguaranteed { eq: e, j, entered: fz.exact(&entered), message });
             }
         }
     }
@@ -111,14 +120,15 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
 }
 
 /// Did e^(j), as it reads in `entered`, hold in every mode of `from` just before?
-fn held_before(plan: &Plan, e: EqId, j: u32, from: &Bdd, entered: &Bdd) -> bool {
+fn held_before(plan: &Plan, e: EqId, j: u32, from: &Local, entered: &Local) -> bool {
+    let fz = &plan.factored;
     let body = &plan.mdae.eq(e).body;
     let text = |(l, r): (Expr, Expr)| (expr_to_string(&l), expr_to_string(&r));
-    let here = text(sides_under(plan, body, entered));
+    let here = text(sides_under_in(plan, body, entered));
     plan.cdg.offsets.get(e.index()).iter().all(|(c2, m2)| {
-        // `from` ⊆ the regular modes R: m2 ∧ from = (g ∧ R) ∧ from = g ∧ from.
-        let before = m2.g().and(from);
-        before.is_false() || (text(sides_under(plan, body, &before)) == here && (*c2 > j || j == 0))
+        let before = fz.and(m2, from);
+        fz.is_false(&before)
+            || (text(sides_under_in(plan, body, &plan.canonical(&before))) == here && (*c2 > j || j == 0))
     })
 }
 
@@ -133,11 +143,12 @@ fn ordinal(j: u32) -> String {
 
 /// Is `e` itself made true by entering `region` through switch `s` (its residual is the
 /// guard's crossing surface, up to a factor)?
-fn guaranteed(plan: &Plan, e: EqId, region: &Bdd, s: &Switch) -> bool {
-    let var = plan.cdg.space.set.mk_var(plan.cdg.space.mode_vars[s.mode.index()]);
-    let value = if region.and(&var.not()).is_false() {
+fn guaranteed(plan: &Plan, e: EqId, region: &Local, s: &Switch) -> bool {
+    let (fz, v) = (&plan.factored, plan.cdg.space.mode_vars[s.mode.index()]);
+    let var = plan.cdg.space.set.mk_var(v);
+    let value = if !fz.meets(region, &fz.local_modulo(&var.not())) {
         true
-    } else if region.and(&var).is_false() {
+    } else if !fz.meets(region, &fz.local_modulo(&var)) {
         false
     } else {
         return false;
@@ -145,7 +156,7 @@ fn guaranteed(plan: &Plan, e: EqId, region: &Bdd, s: &Switch) -> bool {
     // Entering m = value happens on the guard computed in the other mode.
     let before = plan.factored.local(&if value { var.not() } else { var });
     let Some(surface) = surface(&resolve(plan, &s.guard, &[(s.mode, !value)], &before)) else { return false };
-    let (l, r) = sides_under(plan, &plan.mdae.eq(e).body, region);
+    let (l, r) = sides_under_in(plan, &plan.mdae.eq(e).body, region);
     let residual = exprs::binary(BinOp::Sub, l, r);
     let invariant = |n: &str| plan.mdae.time_invariant.contains(n);
     match (affine(&surface, &invariant), affine(&residual, &invariant)) {
