@@ -527,7 +527,6 @@ fn grow(
     // The modes left, as a local set (the whole set care ∧ ¬region, O(N) nodes per region,
     // and its numbering were a fifth of the compressible building N = 1000).
     let from = plan.factored.and_not(&plan.care_local, &local);
-    let from_c = plan.cond_number_local(&from);
     let seeds: BTreeSet<EqId> = here.iter().map(|f| f.eq).collect();
     let mut d: BTreeMap<usize, u32> = BTreeMap::new();
     let mut added: Vec<(EqId, u32)> = Vec::new();
@@ -568,7 +567,7 @@ fn grow(
             }
             continue;
         };
-        let at = Entry { region: &local, from: &from, from_c: None, jumps };
+        let at = Entry { region: &local, from: &from, reads: false, jumps };
         let dry = match rows_of(plan, index, at, e, c, ctx)? {
             Ok(r) => r,
             Err(why) => return Ok(Err(Fail::new(why))),
@@ -635,7 +634,7 @@ fn grow(
     }
     let mut rows: Vec<Row> = Vec::new();
     for (e, c) in added {
-        let at = Entry { region: &local, from: &from, from_c: Some(from_c), jumps };
+        let at = Entry { region: &local, from: &from, reads: true, jumps };
         match rows_of(plan, index, at, e, c, ctx)? {
             Ok(r) => rows.extend(r.into_iter().filter(|r| !r.unknowns.is_empty() || !r.stale.is_empty())),
             Err(why) => return Ok(Err(Fail::new(why))),
@@ -729,13 +728,13 @@ fn grow(
 
 /// The rows of equation `e` (offset `c` in the region): itself at the instant if c = 0,
 /// else its consistency equations e^(j), j < c, after the jump.
-/// Where the rows are written: the region entered, the modes left (`from`, numbered
-/// `from_c` when the rows read left limits, `None` for a dry run), and what may jump.
+/// Where the rows are written: the region entered, the modes left (`from`), whether the
+/// rows read left limits (`reads`; not in a dry run), and what may jump.
 #[derive(Clone, Copy)]
 struct Entry<'a> {
     region: &'a Local,
     from: &'a Local,
-    from_c: Option<usize>,
+    reads: bool,
     jumps: Jumps,
 }
 
@@ -747,7 +746,7 @@ fn rows_of(
     c: u32,
     ctx: &DiffContext,
 ) -> Result<Result<Vec<Row>, String>, RimisError> {
-    let Entry { region, from, from_c, jumps } = at;
+    let Entry { region, from, reads, jumps } = at;
     let eq = plan.mdae.eq(e);
     let (l, r) = sides_under_in(plan, &eq.body, region);
     let span = eq.span;
@@ -789,7 +788,7 @@ fn rows_of(
                         stale.insert((u.index(), k));
                         stale_placeholder(u.index(), k)
                     } else {
-                        old(plan, u, k, from_c)
+                        old(plan, u, k, reads)
                     });
                 }
                 let Some(du) = index.d(plan, u, region) else {
@@ -806,14 +805,14 @@ fn rows_of(
                     // At the instant: the leading derivative by one Euler step, states as set before.
                     (None, du) if k == du => {
                         unknowns.insert(u.index());
-                        let top = old(plan, u, du - 1, from_c);
+                        let top = old(plan, u, du - 1, reads);
                         binary(BinOp::Div, binary(BinOp::Sub, p, top), name("\u{2}step"))
                     }
                     (None, du) if k < du && is_stale(plan, u, k, from) => {
                         stale.insert((u.index(), k));
                         stale_placeholder(u.index(), k)
                     }
-                    (None, du) if k < du => old(plan, u, k, from_c),
+                    (None, du) if k < du => old(plan, u, k, reads),
                     // After the jump: the highest-order state is the unknown, lower ones kept.
                     (Some(_), du) if k + 1 == du => {
                         unknowns.insert(u.index());
@@ -823,7 +822,7 @@ fn rows_of(
                         stale.insert((u.index(), k));
                         stale_placeholder(u.index(), k)
                     }
-                    (Some(_), du) if k + 1 < du => old(plan, u, k, from_c),
+                    (Some(_), du) if k + 1 < du => old(plan, u, k, reads),
                     _ => {
                         bad = Some(format!("`{}` in equation {}", expr_to_string(y), plan.mdae.label(e)));
                         y.clone()
@@ -895,11 +894,8 @@ fn impulse_analysis(
 
 /// u^(k) as it is just before the switch: `pre` of the source, read inside the `when` that
 /// restarts (`None` for a dry run, which reads nothing into the plan).
-fn old(plan: &mut Plan, u: VarId, k: u32, from_c: Option<usize>) -> Expr {
-    match from_c {
-        None => name("\u{2}old"),
-        Some(_) => call("pre", vec![plan.source(u, k)]),
-    }
+fn old(plan: &mut Plan, u: VarId, k: u32, reads: bool) -> Expr {
+    if reads { call("pre", vec![plan.source(u, k)]) } else { name("\u{2}old") }
 }
 
 /// A restart function's body before its declarations: A and b, or Newton's texts.
