@@ -50,10 +50,16 @@ use crate::mdae::{ModeKind, VarId};
 use crate::syntax::ast::{Equation, EquationKind, Expr};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The most nodes [`Held::reaches_back`] meets before it leaves the question to a search
+/// forward.
+const BACK_NODES: usize = 256;
+
 /// The output's dependency graph (module header): nodes are the parts, then the modes;
 /// `succ[x]` holds what depends on x within the instant.
 pub(crate) struct Held {
     succ: Vec<Vec<usize>>,
+    /// The reverse of `succ` (made once the graph of the parts and modes is built).
+    pred: Vec<Vec<usize>>,
     parts: usize,
     /// The mode of each BDD variable of the mode space.
     mode_of: BTreeMap<biodivine_lib_bdd::BddVariable, usize>,
@@ -80,6 +86,7 @@ impl Held {
         let mode_of = space.mode_vars.iter().enumerate().map(|(m, &v)| (v, m)).collect();
         let mut held = Held {
             succ: vec![Vec::new(); n + space.mode_vars.len()],
+            pred: Vec::new(),
             parts: n,
             mode_of,
             fixpoint: vec![false; space.mode_vars.len()],
@@ -155,7 +162,19 @@ impl Held {
                 held.succ[x].contains(&x) || component.get(x).is_some_and(|&c| c != usize::MAX && size[c] > 1)
             })
             .collect();
+        held.pred = vec![Vec::new(); held.succ.len()];
+        for (x, ys) in held.succ.iter().enumerate() {
+            for &y in ys {
+                held.pred[y].push(x);
+            }
+        }
         held
+    }
+
+    /// An edge x → y added once the graph is built.
+    fn add_edge(&mut self, x: usize, y: usize) {
+        self.succ[x].push(y);
+        self.pred[y].push(x);
     }
 
     /// Edges m → `to` from every mode the set `c` reads.
@@ -187,15 +206,19 @@ impl Held {
             return None;
         }
         let others: Vec<(usize, u32)> = plan.def_in(u, k, &outside).into_iter().filter(|&(p, _)| p != b).collect();
-        // What b reaches, with and without the cut (one search each: the graph changes only
-        // below, once the value is chosen).
-        let (from_b, from_b_uncut) = (self.reached(b, true), self.reached(b, false));
-        let pick = |reached: &[bool]| -> Vec<(usize, bool)> {
-            others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && reached[p])).collect()
+        // What b reaches, with and without the cut: each node asked searched back from it
+        // (`reaches_back`: a few nodes, where b's descendants were half the graph of the
+        // building, O(N²) over its blocks), else one search forward per cut for all (the
+        // graph changes only below, once the value is chosen).
+        let forward: [std::cell::OnceCell<Vec<bool>>; 2] = Default::default();
+        let reach = |x: usize, cut: bool| {
+            self.reaches_back(b, x, cut)
+                .unwrap_or_else(|| forward[usize::from(!cut)].get_or_init(|| self.reached(b, cut))[x])
         };
-        let closes = |held: &Held, set: &[(usize, bool)]| {
-            held.mux_modes(plan, set).iter().any(|&m| from_b[held.parts + m])
+        let pick = |cut: bool| -> Vec<(usize, bool)> {
+            others.iter().map(|&(p, kp)| (p, kp == k)).filter(|&(p, inst)| !(inst && reach(p, cut))).collect()
         };
+        let closes = |set: &[(usize, bool)]| self.mux_modes(plan, set).iter().any(|&m| reach(self.parts + m, true));
         // Every other writer that closes no loop (through a guard fixpoint's mode too:
         // its loops are cut by `pre`); where a multiplexer over them would close one through
         // its modes, those that close none even through a fixpoint (the multiplexer reads
@@ -204,38 +227,39 @@ impl Held {
         // replicate of the mode left, the variable's current value, not 0, its other root);
         // else one writer alone, a state replicate first (a value of the variable in a mode,
         // not 0; campaign seed 41).
-        let mut chosen = pick(&from_b);
-        if closes(self, &chosen) {
-            let uncut = pick(&from_b_uncut);
+        let mut chosen = pick(true);
+        if closes(&chosen) {
+            let uncut = pick(false);
             let states: Vec<(usize, bool)> = chosen.iter().copied().filter(|&(_, inst)| !inst).collect();
-            chosen = if !uncut.is_empty() && !closes(self, &uncut) {
+            chosen = if !uncut.is_empty() && !closes(&uncut) {
                 uncut
-            } else if !states.is_empty() && !closes(self, &states) {
+            } else if !states.is_empty() && !closes(&states) {
                 states
             } else {
                 vec![states.first().copied().unwrap_or(chosen[0])]
             };
         }
         let mux_modes = self.mux_modes(plan, &chosen);
-        if chosen.is_empty() || mux_modes.iter().any(|&m| from_b[self.parts + m]) {
+        if chosen.is_empty() || mux_modes.iter().any(|&m| reach(self.parts + m, true)) {
             return None;
         }
         // What the cut allowed: the fixpoints `b` reaches without it, where it now reads a
         // writer or a multiplexer's mode that it reaches only through them.
-        let through_cut = chosen.iter().any(|&(p, inst)| inst && from_b_uncut[p])
-            || mux_modes.iter().any(|&m| from_b_uncut[self.parts + m]);
+        let through_cut = chosen.iter().any(|&(p, inst)| inst && reach(p, false))
+            || mux_modes.iter().any(|&m| reach(self.parts + m, false));
         if through_cut {
+            let uncut = forward[1].get_or_init(|| self.reached(b, false));
             let fixpoints: Vec<usize> =
-                (0..self.fixpoint.len()).filter(|&m| self.fixpoint[m] && from_b_uncut[self.parts + m]).collect();
+                (0..self.fixpoint.len()).filter(|&m| self.fixpoint[m] && uncut[self.parts + m]).collect();
             self.read_through.extend(fixpoints);
         }
         for &(p, inst) in &chosen {
             if inst {
-                self.succ[p].push(b);
+                self.add_edge(p, b);
             }
         }
         for m in mux_modes {
-            self.succ[self.parts + m].push(b);
+            self.add_edge(self.parts + m, b);
         }
         let branches: Vec<(Local, Expr)> =
             chosen.iter().map(|&(p, _)| (plan.cond_local(plan.part_cond[p]), plan.written(p, u, k))).collect();
@@ -255,6 +279,34 @@ impl Held {
         ms.sort_unstable();
         ms.dedup();
         ms
+    }
+
+    /// Does `from` reach `to` (as [`Held::reached`] says), searched back from `to`; `None`
+    /// past [`BACK_NODES`] nodes met (then the search forward answers).
+    fn reaches_back(&self, from: usize, to: usize, cut: bool) -> Option<bool> {
+        if from == to {
+            return Some(true);
+        }
+        // A node the search forward reaches but does not go through: a guard fixpoint's
+        // mode, with the cut (not `from` itself).
+        let stops = |x: usize| cut && x != from && x >= self.parts && self.fixpoint[x - self.parts];
+        let mut seen: rustc_hash::FxHashSet<usize> = rustc_hash::FxHashSet::default();
+        let mut stack = vec![to];
+        seen.insert(to);
+        while let Some(y) = stack.pop() {
+            for &x in &self.pred[y] {
+                if x == from {
+                    return Some(true);
+                }
+                if !stops(x) && seen.insert(x) {
+                    if seen.len() > BACK_NODES {
+                        return None;
+                    }
+                    stack.push(x);
+                }
+            }
+        }
+        Some(false)
     }
 
     /// What `from` reaches (itself included); with `cut`, not through a guard fixpoint's
@@ -316,4 +368,47 @@ fn definitions(kept: &[Equation]) -> Vec<(BTreeSet<String>, BTreeSet<String>)> {
             (defs, reads)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search back answers as the search forward does, with and without the cut, on
+    /// random graphs with loops and guard fixpoints among the modes.
+    #[test]
+    fn searching_back_agrees_with_searching_forward() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |k: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % k
+        };
+        let (mut met, mut missed) = (0, 0);
+        for _ in 0..200 {
+            let (parts, modes) = (4 + rnd(20) as usize, 1 + rnd(6) as usize);
+            let n = parts + modes;
+            let mut succ = vec![Vec::new(); n];
+            for _ in 0..rnd(3 * n as u64) {
+                succ[rnd(n as u64) as usize].push(rnd(n as u64) as usize);
+            }
+            let mut pred = vec![Vec::new(); n];
+            for (x, ys) in succ.iter().enumerate() {
+                ys.iter().for_each(|&y| pred[y].push(x));
+            }
+            let fixpoint = (0..modes).map(|_| rnd(2) == 0).collect();
+            let held = Held { succ, pred, parts, mode_of: BTreeMap::new(), fixpoint, read_through: BTreeSet::new() };
+            for from in 0..n {
+                for cut in [true, false] {
+                    let forward = held.reached(from, cut);
+                    for (to, &r) in forward.iter().enumerate() {
+                        assert_eq!(held.reaches_back(from, to, cut), Some(r), "{from} -> {to}, cut {cut}");
+                        if r { met += 1 } else { missed += 1 }
+                    }
+                }
+            }
+        }
+        assert!(met > 1000 && missed > 1000, "both answers are tested: {met} {missed}");
+    }
 }
