@@ -32,6 +32,8 @@ pub(crate) struct Unguaranteed {
     pub eq: EqId,
     pub j: u32,
     pub entered: Bdd,
+    /// `entered` as the local set `Plan::local` makes of it.
+    pub entered_local: Local,
     /// The warning, if nothing restores it (`restart_system` may).
     pub message: String,
 }
@@ -112,7 +114,7 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
                     "restart not guaranteed: entering `{}`, consistency equation {name} ({what}) is not made true by the mode switch; an impulse may be needed (paper 000 §5), and without a restart the states keep their values from before the switch",
                     plan.text(&entered),
                 );
-                out.push(Unguaranteed { eq: e, j, entered: fz.exact(&entered), message });
+                out.push(Unguaranteed { eq: e, j, entered: fz.exact(&entered), entered_local: entered, message });
             }
         }
     }

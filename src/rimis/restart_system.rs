@@ -54,7 +54,7 @@ use super::restart_function::{
 use super::sections::sides_under_in;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
-use crate::analysis::cdg::{Cdg, ModeValues};
+use crate::analysis::cdg::ModeValues;
 use crate::analysis::impulse::{IExpr, ModeChange};
 use crate::analysis::local::Local;
 use crate::analysis::matching::maximum_matching;
@@ -147,7 +147,8 @@ pub(crate) fn build(
             ));
             at_rest = true;
         }
-        let parts = match grow_parts(plan, &index, region, region, &here, ctx, &mut MAX_PARTS.clone())? {
+        let region_local = &here[0].entered_local;
+        let parts = match grow_parts(plan, &index, region, region_local, region, &here, ctx, &mut MAX_PARTS.clone())? {
             Ok(parts) => parts,
             Err(why) => {
                 out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
@@ -305,7 +306,7 @@ const MAX_PARTS: usize = 16;
 /// uniform (empty when splitting cannot help).
 struct Fail {
     why: String,
-    split: Vec<Bdd>,
+    split: Vec<Local>,
 }
 
 impl Fail {
@@ -314,8 +315,16 @@ impl Fail {
     }
 
     /// The region split by the values of a per-mode quantity (an offset, an order).
-    fn varies(why: String, cdg: &Cdg, entries: &[(u32, Local)], region: &Bdd) -> Fail {
-        let split = entries.iter().map(|(_, m)| cdg.bdd(m).and(region)).filter(|p| !p.is_false()).collect();
+    /// (Local sets in the form `Plan::local` gives the whole set: no whole set is built
+    /// for a part unless it is grown.)
+    fn varies(why: String, plan: &Plan, entries: &[(u32, Local)], region: &Local) -> Fail {
+        let fz = &plan.factored;
+        let split = entries
+            .iter()
+            .map(|(_, m)| fz.and(m, region))
+            .filter(|p| !fz.is_false(p))
+            .map(|p| plan.canonical(&p))
+            .collect();
         Fail { why, split }
     }
 }
@@ -328,18 +337,20 @@ fn grow_parts(
     plan: &mut Plan,
     index: &Index,
     region: &Bdd,
+    region_local: &Local,
     entered: &Bdd,
     here: &[&Unguaranteed],
     ctx: &DiffContext,
     budget: &mut usize,
 ) -> Result<Result<Vec<(Bdd, Grown)>, String>, RimisError> {
-    match grow(plan, index, region, entered, here, Jumps::Highest, ctx)? {
+    match grow(plan, index, region, region_local, entered, here, Jumps::Highest, ctx)? {
         Ok(g) => Ok(Ok(vec![(region.clone(), g)])),
         Err(f) if f.split.len() >= 2 && *budget >= f.split.len() => {
             *budget -= f.split.len();
             let mut all = Vec::new();
             for part in &f.split {
-                match grow_parts(plan, index, part, entered, here, ctx, budget)? {
+                let whole = plan.factored.exact(part);
+                match grow_parts(plan, index, &whole, part, entered, here, ctx, budget)? {
                     Ok(v) => all.extend(v),
                     Err(why) => return Ok(Err(why)),
                 }
@@ -350,7 +361,7 @@ fn grow_parts(
         // limit may still be set by the consistency equations, the others kept (campaign
         // seed 2007: x3' entering the mode where x3 is a state, next to x1 whose structure
         // varies inside the region).
-        Err(f) => match grow(plan, index, region, entered, here, Jumps::None, ctx)? {
+        Err(f) => match grow(plan, index, region, region_local, entered, here, Jumps::None, ctx)? {
             Ok(g) if !g.stale.is_empty() => Ok(Ok(vec![(region.clone(), g)])),
             _ => Ok(Err(f.why)),
         },
@@ -518,12 +529,13 @@ fn grow(
     plan: &mut Plan,
     index: &Index,
     region: &Bdd,
+    region_local: &Local,
     entered: &Bdd,
     here: &[&Unguaranteed],
     jumps: Jumps,
     ctx: &DiffContext,
 ) -> Result<Result<Grown, Fail>, RimisError> {
-    let local = plan.local(region);
+    let local = region_local.clone();
     // The modes left, as a local set (the whole set care ∧ ¬region, O(N) nodes per region,
     // and its numbering were a fifth of the compressible building N = 1000).
     let from = plan.factored.and_not(&plan.care_local, &local);
@@ -546,9 +558,9 @@ fn grow(
                         plan.mdae.label(e),
                         plan.cond_text(region)
                     ),
-                    plan.cdg,
+                    plan,
                     &plan.cdg.offsets.get(e.index()),
-                    region,
+                    &local,
                 )));
             }
             // Its structure varies inside the region: it may join only if it reads none
@@ -560,9 +572,9 @@ fn grow(
                         plan.mdae.label(e),
                         plan.cond_text(region)
                     ),
-                    plan.cdg,
+                    plan,
                     &plan.cdg.offsets.get(e.index()),
-                    region,
+                    &local,
                 )));
             }
             continue;
@@ -587,9 +599,9 @@ fn grow(
                     plan.cond_text(region),
                     plan.mdae.label(e)
                 ),
-                plan.cdg,
+                plan,
                 &plan.cdg.orders.get(*u),
-                region,
+                &local,
             )));
         }
         is_added.insert(e);
@@ -613,9 +625,9 @@ fn grow(
                                 plan.mdae.vars[u].name,
                                 plan.cond_text(region)
                             ),
-                            plan.cdg,
+                            plan,
                             &plan.cdg.orders.get(u),
-                            region,
+                            &local,
                         )));
                     };
                     e.insert(k);
