@@ -383,6 +383,17 @@ fn union(a: &[usize], b: &[usize]) -> Vec<usize> {
     out
 }
 
+/// A seeded xorshift generator for the randomised tests: `rnd(k)` in 0..k.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |k| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % k
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,13 +413,7 @@ mod tests {
             let x = set.mk_var(modes[m]);
             if v { x } else { x.not() }
         };
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = |k: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % k
-        };
+        let mut rnd = xorshift(0x9e37_79b9_7f4a_7c15);
         let (mut dropped, mut kept) = (0, 0);
         for _ in 0..400 {
             let mut care = set.mk_true();

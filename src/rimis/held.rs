@@ -378,13 +378,7 @@ mod tests {
     /// random graphs with loops and guard fixpoints among the modes.
     #[test]
     fn searching_back_agrees_with_searching_forward() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = |k: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % k
-        };
+        let mut rnd = crate::analysis::local::xorshift(0x2545_f491_4f6c_dd1d);
         let (mut met, mut missed) = (0, 0);
         for _ in 0..200 {
             let (parts, modes) = (4 + rnd(20) as usize, 1 + rnd(6) as usize);
