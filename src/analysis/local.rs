@@ -463,6 +463,14 @@ mod tests {
                 // Without building x ∧ R, the same local set as from it.
                 let (whole, modulo) = (fz.local(&x.and(&care)), fz.local_modulo(x));
                 assert_eq!((modulo.g(), modulo.windows()), (whole.g(), whole.windows()), "x {x:?} care {care:?}");
+                // What x ∧ R reads, and ∃V. x ∧ R within R, from the local set alone.
+                let mut support: Vec<usize> = x.and(&care).support_set().into_iter().map(|v| v.to_index()).collect();
+                support.sort_unstable();
+                assert_eq!(fz.support_of(l), support, "x {x:?} care {care:?}");
+                let mut some: Vec<_> = modes.iter().copied().filter(|_| rnd(2) == 0).collect();
+                some.sort_unstable_by_key(|v| v.to_index());
+                let exists = fz.exists_in(l, &some);
+                assert_eq!(exists.g().and(&care), x.and(&care).exists(&some).and(&care), "x {x:?} care {care:?}");
                 for v in l.g().support_set() {
                     assert!(l.windows().contains(&fz.window(v.to_index()).0), "g reads an unlisted window");
                 }
