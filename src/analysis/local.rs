@@ -130,6 +130,11 @@ impl Factored {
         Some(self.rebuild(care, entry, &below))
     }
 
+    /// The empty set.
+    pub fn none(&self) -> Local {
+        self.none.clone()
+    }
+
     /// Is R empty? (Then every local set is.)
     pub fn is_empty(&self) -> bool {
         self.care.is_false()
@@ -287,6 +292,13 @@ impl Factored {
     /// a ∧ b.
     pub fn and(&self, a: &Local, b: &Local) -> Local {
         self.make(a.g().and(b.g()), union(a.windows(), b.windows()))
+    }
+
+    /// a ∨ b: (g_a ∨ g_b) ∧ R, each g widened to the other's windows first (g_a reads
+    /// within R's factors of its own windows only, so outside them it may hold where R does
+    /// not, and the union would hold there too).
+    pub fn or(&self, a: &Local, b: &Local) -> Local {
+        self.make(self.widened(a, b.windows()).or(&self.widened(b, a.windows())), union(a.windows(), b.windows()))
     }
 
     /// a ∖ b.
@@ -454,8 +466,8 @@ mod tests {
             let (a, b) = (pick(&mut rnd), pick(&mut rnd));
             let fz = Factored::new(&care, &set);
             let (la, lb) = (fz.local(&a), fz.local(&b));
-            let (and, and_not) = (fz.and(&la, &lb), fz.and_not(&la, &lb));
-            for l in [&la, &lb, &and, &and_not] {
+            let (and, and_not, or) = (fz.and(&la, &lb), fz.and_not(&la, &lb), fz.or(&la, &lb));
+            for l in [&la, &lb, &and, &and_not, &or] {
                 assert!(l.g().imp(&fz.factors(l.windows())).is_true(), "g within its windows' factors");
             }
             for (x, l) in [(&a, &la), (&b, &lb)] {
@@ -485,6 +497,9 @@ mod tests {
             assert_eq!(fz.is_false(&la), wa.is_false());
             assert_eq!(and.g().and(&care), wa.and(&wb));
             assert_eq!(and_not.g().and(&care), wa.and_not(&wb));
+            assert_eq!(or.g().and(&care), wa.or(&wb));
+            assert_eq!(fz.is_false(&or), wa.or(&wb).is_false());
+            assert_eq!(fz.covers(&or), wa.or(&wb) == care);
             let (lower, upper) = fz.pair(&la, &lb);
             assert!(lower.imp(&upper).is_true());
             assert_eq!(fz.local(&lower).g().and(&care), wa.and(&wb));

@@ -402,7 +402,10 @@ fn json_report(
 /// The `--report json` report of the model in `file` ([`analysis_job`]'s, as a value) and,
 /// where some valid mode is structurally singular or a discrete loop runs through a
 /// when-equation, the message `--check` exits 1 with.
-pub fn report(file: &SourceFile, strategy: Strategy) -> Result<(analysis::report::JsonReport, Option<String>), DriverError> {
+pub fn report(
+    file: &SourceFile,
+    strategy: Strategy,
+) -> Result<(analysis::report::JsonReport, Option<String>), DriverError> {
     let (def, _) = parse_checked(file)?;
     let causal = analysis::causal::report::CausalCheck::of(&def);
     let model = mdae::lower(&def, file).map_err(|error| DriverError::Lower { file: Box::new(file.clone()), error })?;

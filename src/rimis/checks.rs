@@ -42,7 +42,7 @@
 use super::exprs::{self, binary, call, name, number, rewrite};
 use super::plan::{Plan, primed};
 use super::restart::Unguaranteed;
-use super::sections::{partial, sides_under};
+use super::sections::{partial_in, sides_under_in};
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
@@ -65,23 +65,24 @@ pub(crate) fn consistency_checks(
     let mut items = Vec::new();
     let mut done: Vec<(crate::mdae::EqId, u32, String)> = Vec::new();
     for &(f, iterated) in failures {
-        let region = plan.cond_text(&f.entered);
+        // The region entered, canonical (`Plan::canonical`): its whole set is not built.
+        let entered = &f.entered_local;
+        let region = plan.text(entered);
         if done.iter().any(|(e, j, r)| *e == f.eq && *j == f.j && *r == region) {
             continue;
         }
         done.push((f.eq, f.j, region.clone()));
         let (eq, id) = (plan.mdae.eq(f.eq), plan.mdae.label(f.eq));
         let label = primed(id, f.j);
-        let (l, r) = sides_under(plan, &eq.body, &f.entered);
+        let (l, r) = sides_under_in(plan, &eq.body, entered);
         let diff = |x: &Expr| {
             symbolic::differentiate_n(x, f.j, ctx)
                 .map_err(|err| RimisError::new(eq.span, format!("equation {id}: {err}")))
         };
         let residual = symbolic::simplify(&binary(BinOp::Sub, diff(&l)?, diff(&r)?));
         let text = format!("{} = 0", expr_to_string(&residual));
-        let cnum = plan.cond_number(&f.entered);
-        let cond = f.entered.clone();
-        let read = partial(plan, &residual, &cond);
+        let cnum = plan.cond_number_canonical(entered);
+        let read = partial_in(plan, &residual, entered);
         let unknown = |x: &Expr| exprs::occurrence(x).is_some_and(|(n, _)| plan.by_name.contains_key(&*n));
         let floor = |x: &Expr| match exprs::occurrence(x) {
             Some((n, _)) if plan.by_name.contains_key(&*n) => nominal(&n).map(|v| call("abs", vec![v])),
@@ -107,7 +108,7 @@ pub(crate) fn consistency_checks(
         // tolerance in the modes it does not belong to, and re-solve the blocks there from
         // other guesses (campaign seed 5343: a quadratic block jumped to its other root).
         let holds = call("noEvent", vec![holds]);
-        let test = binary(BinOp::Or, exprs::not(plan.cond_expr(&cond)), holds);
+        let test = binary(BinOp::Or, exprs::not(plan.expr(entered)), holds);
         let (message, why) = if iterated {
             (
                 format!(

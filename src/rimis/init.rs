@@ -40,14 +40,13 @@
 
 use super::exprs::{self, name, rewrite, simple};
 use super::plan::{Plan, Role, primed};
-use super::sections::sides_under;
+use super::sections::sides_under_in;
 use super::source::Source;
 use super::symbolic::{self, DiffContext};
 use super::{Item, RimisError};
 use crate::analysis::local::Local;
 use crate::mdae::VarId;
 use crate::syntax::ast::{EquationKind, Expr};
-use biodivine_lib_bdd::Bdd;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The state replicates of varying variables: every ρ^i (i < k) of a writer of leading
@@ -485,49 +484,49 @@ pub(crate) fn init_consistency(
     let mut entries: Vec<Entry> = Vec::new();
     // The modes the model may start in, as far as the mode variables' values at t = 0 are
     // constants (`initial_modes`): each e^(j) is written for them, on their replicates.
+    // As local sets (`analysis::local`): the regions' whole sets were O(N) nodes each, for
+    // every consistency equation (the compressible building N = 1000: 2 s).
+    let fz = &plan.factored.clone();
     let initial = match initial_modes {
-        [] => (*plan.care).clone(),
-        _ => plan.modes_where(initial_modes).0.g().clone(),
+        [] => plan.care_local.clone(),
+        _ => plan.modes_where(initial_modes).0,
     };
     for e in plan.mdae.eq_ids() {
-        // No consistency equation (every offset 0 where it is live): no whole set is built
-        // (O(N) nodes each; for every equation, 2% of the building N = 1000).
-        let offsets = plan.cdg.offsets.get(e.index());
-        if offsets.iter().all(|(c, m)| *c == 0 || plan.factored.is_false(m)) {
-            continue;
-        }
-        let live: Vec<(u32, Bdd)> = plan
-            .cdg
-            .offsets
-            .get(e.index())
-            .iter()
-            .map(|(c, m)| (*c, plan.cdg.bdd(m)))
-            .filter(|(_, m)| !m.is_false())
-            .collect();
+        let live: Vec<(u32, Local)> =
+            plan.cdg.offsets.get(e.index()).iter().filter(|(c, m)| *c > 0 && !fz.is_false(m)).cloned().collect();
         let top = live.iter().map(|x| x.0).max().unwrap_or(0);
         for j in 0..top {
-            let region = live.iter().filter(|(c, _)| *c > j).fold(plan.cdg.space.mk_false(), |acc, (_, m)| acc.or(m));
+            let region = live.iter().filter(|(c, _)| *c > j).fold(fz.none(), |acc, (_, m)| fz.or(&acc, m));
             // An equation of every mode the model may start in holds at the start as it is.
-            let everywhere = region.and(&initial) == initial;
+            let everywhere = !fz.meets_not(&initial, &region);
             // Narrowed to the initial modes (campaign seed 52: an equation of every mode,
             // `0 = if b1 then … else …` on the multiplexed sources, which rumoca's
             // initialisation does not project onto the initial mode). Where the model cannot
             // start in the region, e^(j) is not needed at t = 0: nothing is written, and the
             // region's state replicates start from their start values ([`starts_fixed`]).
-            let region = region.and(&initial);
-            if region.is_false() {
-                continue;
-            }
-            let on_sources = region == *plan.care;
+            // Canonical (`Plan::canonical`): its texts and expressions are made from it. (The
+            // initial modes are: `modes_where` numbers them so. Where a mode variable of every
+            // door has a start value they read every window, and so does their intersection
+            // with a region: its canonical form is O(|R|), built only where it is new.)
+            let region = if everywhere {
+                initial.clone()
+            } else {
+                let region = fz.and(&region, &initial);
+                if fz.is_false(&region) {
+                    continue;
+                }
+                plan.canonical(&region)
+            };
+            let on_sources = fz.covers(&region);
             let (eq, id) = (plan.mdae.eq(e), plan.mdae.label(e));
             let label = primed(id, j);
-            let (l, r) = sides_under(plan, &eq.body, &region);
+            let (l, r) = sides_under_in(plan, &eq.body, &region);
             let diff = |x: &Expr| {
                 symbolic::differentiate_n(x, j, ctx)
                     .map_err(|err| RimisError::new(eq.span, format!("equation {id}: {err}")))
             };
             let (dl, dr) = (diff(&l)?, diff(&r)?);
-            let region_c = plan.cond_number(&region);
+            let region_c = plan.cond_number_canonical(&region);
             // On the region's replicates, also where a mode variable of its condition has no
             // start value (campaign seed 523: `not b2` with b2 decided at t = 0 by its guard;
             // on the multiplexed sources, rumoca's initialisation found a row outside its
@@ -537,7 +536,7 @@ pub(crate) fn init_consistency(
                 out.unnamed.push(label);
                 continue;
             };
-            let mut condition = super::guards::names_in(&at_time_zero(&plan.cond_expr(&region), at_start));
+            let mut condition = super::guards::names_in(&at_time_zero(&plan.expr(&region), at_start));
             condition.extend(protected.iter().cloned());
             let candidates = states_in(plan, src, user, &condition, &region, &dl, &dr);
             // The plan's copy of the region (numbered above), not one more.
@@ -739,7 +738,7 @@ fn states_in(
     src: &Source,
     user: &BTreeSet<String>,
     condition: &BTreeSet<String>,
-    region: &Bdd,
+    region: &Local,
     l: &Expr,
     r: &Expr,
 ) -> Vec<State> {
@@ -764,9 +763,10 @@ fn states_in(
                 _ => continue,
             },
             Role::Varying => {
-                let covering: Vec<(usize, u32)> = plan.def(u, i, region).into_iter().filter(|&(_, k)| k > i).collect();
+                let covering: Vec<(usize, u32)> =
+                    plan.def_in(u, i, region).into_iter().filter(|&(_, k)| k > i).collect();
                 let [(b, _)] = covering.as_slice() else { continue };
-                if plan.factored.meets_not(&plan.local(region), plan.cond(plan.part_cond[*b])) {
+                if plan.factored.meets_not(region, plan.cond(plan.part_cond[*b])) {
                     continue;
                 }
                 match plan.written(*b, u, i).kind {

@@ -586,8 +586,14 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                 plan.mux_deps();
                 let (plan_now, muxes) = (&plan, plan.mux_deps_ref());
                 let stale = |n: &str| plan_now.is_reinit_target(n);
-                let unsettled =
-                    settled::unsettled(mdae, m, &settled::reads(&[&g]), &[&deps, muxes], &[&deps, &mux_layer, &mode_layer, muxes], Some(&stale));
+                let unsettled = settled::unsettled(
+                    mdae,
+                    m,
+                    &settled::reads(&[&g]),
+                    &[&deps, muxes],
+                    &[&deps, &mux_layer, &mode_layer, muxes],
+                    Some(&stale),
+                );
                 let mut arms: Vec<_> = unsettled.map(|u| (u, pre.clone())).into_iter().collect();
                 arms.push((pre, guards::sticky(&g, true, &band, &varies, true)));
                 let value = exprs::if_expr(arms, guards::sticky(&g, false, &band, &varies, true));

@@ -102,9 +102,6 @@ pub(crate) struct Plan<'a> {
     mux_deps_done: usize,
     /// [`Plan::modes_where`], by its argument.
     where_cache: FxHashMap<Vec<(ModeId, bool)>, usize>,
-    /// The last set [`Plan::local`] was asked, with its local set (the restart systems and
-    /// the initial entries ask the same region in loops; one whole BDD held).
-    last_local: RefCell<Option<(Bdd, Local)>>,
     /// [`Plan::valuation`], by its argument (a valuation is dense: O(modes) to build).
     valuations: RefCell<FxHashMap<Vec<(ModeId, bool)>, Rc<Option<BddPartialValuation>>>>,
     /// [`Plan::short`], by the local set's BDD and windows (the initial consistency equations
@@ -176,7 +173,6 @@ impl<'a> Plan<'a> {
             mux_deps: BTreeMap::new(),
             mux_deps_done: 0,
             where_cache: FxHashMap::default(),
-            last_local: RefCell::default(),
             valuations: RefCell::default(),
             shorts: RefCell::default(),
         };
@@ -225,27 +221,16 @@ impl<'a> Plan<'a> {
         (self.part_block, self.part_cond, self.block_parts) = (part_block, part_cond, block_parts);
     }
 
-    /// The number of a condition, allocated after the blocks' when it is new.
-    pub(crate) fn cond_number(&mut self, c: &Bdd) -> usize {
-        // Most conditions asked are numbered and inside the care set already (no O(N)
-        // conjunction with it: a guard's modes are asked once per mode equation).
-        if let Some(k) = self.number_of(c) {
-            return k;
-        }
-        number_in(&mut self.conds, &mut self.numbers, &self.factored, self.factored.local_modulo(c))
-    }
-
     /// The number of a condition given as a local set, allocated when it is new.
     pub(crate) fn cond_number_local(&mut self, c: &Local) -> usize {
         let l = self.canonical(c);
         number_in(&mut self.conds, &mut self.numbers, &self.factored, l)
     }
 
-    /// The number of `c` if it is a numbered condition's whole set.
-    fn number_of(&self, c: &Bdd) -> Option<usize> {
-        let l = self.factored.local(c);
-        let ks = self.numbers.get(&fingerprint(&l))?;
-        ks.iter().copied().find(|&k| same(&self.factored, &self.conds[k - 1], &l))
+    /// The number of a condition given as a canonical local set ([`Plan::canonical`]),
+    /// allocated when it is new (no second canonical form: over all windows, O(|R|)).
+    pub(crate) fn cond_number_canonical(&mut self, c: &Local) -> usize {
+        number_in(&mut self.conds, &mut self.numbers, &self.factored, c.clone())
     }
 
     /// Are `a` and `b` the same set?
@@ -306,19 +291,6 @@ impl<'a> Plan<'a> {
         &self.mux_deps
     }
 
-    /// The regular modes of `x` as a local set (the one a numbered condition holds when
-    /// `x` is its whole set).
-    pub(crate) fn local(&self, x: &Bdd) -> Local {
-        if let Some((b, l)) = &*self.last_local.borrow()
-            && b == x
-        {
-            return l.clone();
-        }
-        let l = self.factored.local(x);
-        *self.last_local.borrow_mut() = Some((x.clone(), l.clone()));
-        l
-    }
-
     /// Condition number `n` as a local set.
     pub(crate) fn cond_local(&self, n: usize) -> Local {
         self.conds[n - 1].clone()
@@ -335,22 +307,13 @@ impl<'a> Plan<'a> {
         self.factored.local_modulo(c.g())
     }
 
-    /// Short Modelica text of a condition (invalid and singular modes are don't-cares).
-    pub(crate) fn cond_text(&self, c: &Bdd) -> String {
-        self.text(&self.local(c))
-    }
-
-    /// A condition as a Modelica expression.
-    pub(crate) fn cond_expr(&self, c: &Bdd) -> Expr {
-        self.expr(&self.local(c))
-    }
-
-    /// [`Plan::cond_text`] of a local set.
+    /// Short Modelica text of a condition given as a local set (invalid and singular modes
+    /// are don't-cares).
     pub(crate) fn text(&self, c: &Local) -> String {
         self.short(c).to_modelica(&|m| self.cdg.space.names[m.index()].clone())
     }
 
-    /// [`Plan::cond_expr`] of a local set.
+    /// A condition, given as a local set, as a Modelica expression.
     pub(crate) fn expr(&self, c: &Local) -> Expr {
         exprs::cond_expr(&self.short(c), &|m| self.mode_expr(m))
     }
@@ -493,14 +456,6 @@ impl<'a> Plan<'a> {
     }
 
     /// Def_c(u, i): parts writing u at an order ≥ i whose condition meets `c`.
-    pub(crate) fn def(&self, u: VarId, i: u32, c: &Bdd) -> Vec<(usize, u32)> {
-        if c == &*self.care {
-            return self.def_in(u, i, &self.care_local);
-        }
-        self.def_in(u, i, &self.local(c))
-    }
-
-    /// [`Plan::def`] under a local set.
     pub(crate) fn def_in(&self, u: VarId, i: u32, c: &Local) -> Vec<(usize, u32)> {
         let writers = self.writers[u.index()].iter().copied().filter(|&(_, k)| k >= i);
         writers.filter(|&(b, _)| self.factored.meets(self.cond(self.part_cond[b]), c)).collect()
@@ -529,7 +484,7 @@ impl<'a> Plan<'a> {
         v
     }
 
-    /// [`Plan::def`] under `modes_where(at)`, given `at` as a [`Plan::valuation`], tested
+    /// [`Plan::def_in`] under `modes_where(at)`, given `at` as a [`Plan::valuation`], tested
     /// by restriction: a block's condition (⊆ care) meets care ∧ cube(`at`) iff its
     /// restriction to the values of `at` is not false, O(|condition|); the conjunction
     /// with the cube is O(|at|) (issue 15: the initial guards ask it per name under the

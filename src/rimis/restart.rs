@@ -32,7 +32,7 @@ pub(crate) struct Unguaranteed {
     pub eq: EqId,
     pub j: u32,
     pub entered: Bdd,
-    /// `entered` as the local set `Plan::local` makes of it.
+    /// `entered` as the local set `Factored::local` makes of its whole set (`Plan::canonical`).
     pub entered_local: Local,
     /// The warning, if nothing restores it (`restart_system` may).
     pub message: String,
@@ -95,8 +95,7 @@ pub(crate) fn unguaranteed(plan: &Plan, switches: &[Switch]) -> Vec<Unguaranteed
                     if fz.is_false(&from) {
                         return None;
                     }
-                    // In the form `Plan::local` gives the whole set (texts and expressions
-                    // are made from it).
+                    // Canonical (`Plan::canonical`): texts and expressions are made from it.
                     let entered = plan.canonical(&fz.and(&target, &fz.exists_in(&from, vars)));
                     let by_switch = j == 0 && switch.is_some_and(|s| guaranteed(plan, e, &entered, s));
                     (!by_switch && !held_before(plan, e, j, &from, &entered)).then_some(entered)

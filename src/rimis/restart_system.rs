@@ -73,7 +73,7 @@ pub(crate) struct Restarts {
     /// sources (at most one item).
     pub reinit: Vec<Item>,
     /// Restart values of state replicates: (region, replicate, value); REINIT uses them.
-    pub replicas: Vec<(Bdd, String, Expr)>,
+    pub replicas: Vec<(Local, String, Expr)>,
     /// The name of the step parameter δ, if a system was built.
     pub step: Option<String>,
     pub notes: Vec<String>,
@@ -117,6 +117,10 @@ pub(crate) fn build(
     let index = Index::new(plan);
     for region in regions {
         let here: Vec<&Unguaranteed> = failures.iter().filter(|f| &f.entered == region).collect();
+        // Canonical (`Plan::canonical`, made by `restart::unguaranteed`): the texts and
+        // expressions of the region and of its parts are made from their local sets, and no
+        // whole set is built (per region, O(N) nodes on the building).
+        let region_local = &here[0].entered_local;
         let names: Vec<String> = here.iter().map(|f| primed(plan.mdae.label(f.eq), f.j)).collect();
         // Where the entry may be a transient mode (`guards::leaving_rate`), the law decides
         // whether the mode is left at once; where it is not (a bounce below the switches'
@@ -134,26 +138,25 @@ pub(crate) fn build(
             if !transient.iter().any(|r| region.and(&r.not()).is_false()) {
                 out.notes.push(format!(
                     "entering `{}`: {why}, not the default inelastic restart; {} checked after the switch",
-                    plan.cond_text(region),
+                    plan.text(region_local),
                     names.join(" ")
                 ));
-                out.mode_changes.push(ModeChange::without_restart(plan.cond_text(region), names.clone(), why));
+                out.mode_changes.push(ModeChange::without_restart(plan.text(region_local), names.clone(), why));
                 continue;
             }
             out.notes.push(format!(
                 "entering `{}`: {why}; the mode is left at once where the law opens the other mode's guard (a transient mode, paper 000 §5.2.3), else the default inelastic restart follows in the next step of the event iteration (at rest); {} checked after the switch",
-                plan.cond_text(region),
+                plan.text(region_local),
                 names.join(" ")
             ));
             at_rest = true;
         }
-        let region_local = &here[0].entered_local;
-        let parts = match grow_parts(plan, &index, region, region_local, region, &here, ctx, &mut MAX_PARTS.clone())? {
+        let parts = match grow_parts(plan, &index, region_local, region_local, &here, ctx, &mut MAX_PARTS.clone())? {
             Ok(parts) => parts,
             Err(why) => {
                 out.warnings.extend(here.iter().map(|f| format!("{}; no restart system: {why}", f.message)));
                 out.unrestored.extend((0..failures.len()).filter(|&k| &failures[k].entered == region));
-                out.mode_changes.push(ModeChange::without_restart(plan.cond_text(region), names.clone(), why));
+                out.mode_changes.push(ModeChange::without_restart(plan.text(region_local), names.clone(), why));
                 continue;
             }
         };
@@ -178,7 +181,7 @@ pub(crate) fn build(
                 .filter(|&k| &failures[k].entered == region && lower.contains(&(failures[k].eq, failures[k].j))),
         );
         let step = out.step.get_or_insert_with(|| plan.namer.fresh("restart_step")).clone();
-        let mut built: Vec<(Bdd, Built)> = Vec::new();
+        let mut built: Vec<(Local, Built)> = Vec::new();
         let mut failed = None;
         for (part, sys) in parts {
             out.mode_changes.push(impulse_analysis(plan, &index, &part, &sys, &here, &names));
@@ -201,9 +204,9 @@ pub(crate) fn build(
             }
             continue;
         }
-        let entering = plan.cond_text(region);
+        let entering = plan.text(region_local);
         let per_part = if built.len() > 1 {
-            let texts: Vec<String> = built.iter().map(|(p, _)| format!("`{}`", plan.cond_text(p))).collect();
+            let texts: Vec<String> = built.iter().map(|(p, _)| format!("`{}`", plan.text(p))).collect();
             format!(" (one system per part where the structure the impulse reaches is uniform: {})", texts.join(", "))
         } else {
             String::new()
@@ -231,7 +234,7 @@ pub(crate) fn build(
             } else {
                 out.replicas.extend(b.replicas.into_iter().map(|(r, v)| (part.clone(), r, v)));
             }
-            let cond = plan.cond_expr(&part);
+            let cond = plan.expr(&part);
             for (u, v) in b.sources {
                 match sources.iter_mut().find(|(n, _)| *n == u) {
                     Some((_, list)) => list.push((cond.clone(), v)),
@@ -254,7 +257,7 @@ pub(crate) fn build(
             // restart of a consistent state moves it by O(restart_step) (ClutchReleased:
             // 1.5e-8); the mode variables' start values keep rumoca from firing it at t = 0.
             // At rest after a law: one step after the entry, where the mode is still active.
-            let cond = plan.cond_expr(region);
+            let cond = plan.expr(region_local);
             match (at_rest, exprs::pre_of(&cond)) {
                 (true, Some(before)) => {
                     out.at_rest.push((exprs::binary(crate::syntax::ast::BinOp::And, cond, before), reinits))
@@ -315,8 +318,7 @@ impl Fail {
     }
 
     /// The region split by the values of a per-mode quantity (an offset, an order).
-    /// (Local sets in the form `Plan::local` gives the whole set: no whole set is built
-    /// for a part unless it is grown.)
+    /// (Canonical local sets, `Plan::canonical`: no whole set is built for a part.)
     fn varies(why: String, plan: &Plan, entries: &[(u32, Local)], region: &Local) -> Fail {
         let fz = &plan.factored;
         let split = entries
@@ -336,21 +338,19 @@ impl Fail {
 fn grow_parts(
     plan: &mut Plan,
     index: &Index,
-    region: &Bdd,
-    region_local: &Local,
-    entered: &Bdd,
+    region: &Local,
+    entered: &Local,
     here: &[&Unguaranteed],
     ctx: &DiffContext,
     budget: &mut usize,
-) -> Result<Result<Vec<(Bdd, Grown)>, String>, RimisError> {
-    match grow(plan, index, region, region_local, entered, here, Jumps::Highest, ctx)? {
+) -> Result<Result<Vec<(Local, Grown)>, String>, RimisError> {
+    match grow(plan, index, region, entered, here, Jumps::Highest, ctx)? {
         Ok(g) => Ok(Ok(vec![(region.clone(), g)])),
         Err(f) if f.split.len() >= 2 && *budget >= f.split.len() => {
             *budget -= f.split.len();
             let mut all = Vec::new();
             for part in &f.split {
-                let whole = plan.factored.exact(part);
-                match grow_parts(plan, index, &whole, part, entered, here, ctx, budget)? {
+                match grow_parts(plan, index, part, entered, here, ctx, budget)? {
                     Ok(v) => all.extend(v),
                     Err(why) => return Ok(Err(why)),
                 }
@@ -361,7 +361,7 @@ fn grow_parts(
         // limit may still be set by the consistency equations, the others kept (campaign
         // seed 2007: x3' entering the mode where x3 is a state, next to x1 whose structure
         // varies inside the region).
-        Err(f) => match grow(plan, index, region, region_local, entered, here, Jumps::None, ctx)? {
+        Err(f) => match grow(plan, index, region, entered, here, Jumps::None, ctx)? {
             Ok(g) if !g.stale.is_empty() => Ok(Ok(vec![(region.clone(), g)])),
             _ => Ok(Err(f.why)),
         },
@@ -528,14 +528,13 @@ fn placeholder_of(x: &Expr) -> Option<usize> {
 fn grow(
     plan: &mut Plan,
     index: &Index,
-    region: &Bdd,
-    region_local: &Local,
-    entered: &Bdd,
+    region: &Local,
+    entered: &Local,
     here: &[&Unguaranteed],
     jumps: Jumps,
     ctx: &DiffContext,
 ) -> Result<Result<Grown, Fail>, RimisError> {
-    let local = region_local.clone();
+    let local = region.clone();
     // The modes left, as a local set (the whole set care ∧ ¬region, O(N) nodes per region,
     // and its numbering were a fifth of the compressible building N = 1000).
     let from = plan.factored.and_not(&plan.care_local, &local);
@@ -553,11 +552,7 @@ fn grow(
         let Some(c) = index.c(plan, e, &local) else {
             if seeds.contains(&e) {
                 return Ok(Err(Fail::varies(
-                    format!(
-                        "the structure of equation {} varies inside `{}`",
-                        plan.mdae.label(e),
-                        plan.cond_text(region)
-                    ),
+                    format!("the structure of equation {} varies inside `{}`", plan.mdae.label(e), plan.text(region)),
                     plan,
                     &plan.cdg.offsets.get(e.index()),
                     &local,
@@ -567,11 +562,7 @@ fn grow(
             // of the unknowns, which the incidence tells without its rows.
             if plan.mdae.incidence(e).iter().any(|i| d.contains_key(&i.var.index())) {
                 return Ok(Err(Fail::varies(
-                    format!(
-                        "the structure of equation {} varies inside `{}`",
-                        plan.mdae.label(e),
-                        plan.cond_text(region)
-                    ),
+                    format!("the structure of equation {} varies inside `{}`", plan.mdae.label(e), plan.text(region)),
                     plan,
                     &plan.cdg.offsets.get(e.index()),
                     &local,
@@ -596,7 +587,7 @@ fn grow(
                 format!(
                     "the order of `{}` varies inside `{}` (equation {})",
                     plan.mdae.vars[*u].name,
-                    plan.cond_text(region),
+                    plan.text(region),
                     plan.mdae.label(e)
                 ),
                 plan,
@@ -620,11 +611,7 @@ fn grow(
                 if let std::collections::btree_map::Entry::Vacant(e) = d.entry(u) {
                     let Some(k) = index.d(plan, VarId(u as u32), &local) else {
                         return Ok(Err(Fail::varies(
-                            format!(
-                                "the order of `{}` varies inside `{}`",
-                                plan.mdae.vars[u].name,
-                                plan.cond_text(region)
-                            ),
+                            format!("the order of `{}` varies inside `{}`", plan.mdae.vars[u].name, plan.text(region)),
                             plan,
                             &plan.cdg.orders.get(u),
                             &local,
@@ -712,26 +699,26 @@ fn grow(
     for (&u, &du) in &d {
         if du > 0 && plan.roles[u] == Role::Varying {
             let v = VarId(u as u32);
-            let writer = plan.def(v, du - 1, region).into_iter().find(|&(_, k)| k >= du);
-            let same = writer.is_some_and(|(b, _)| plan.same(plan.cond(plan.part_cond[b]), &plan.local(entered)));
+            let writer = plan.def_in(v, du - 1, region).into_iter().find(|&(_, k)| k >= du);
+            let same = writer.is_some_and(|(b, _)| plan.same(plan.cond(plan.part_cond[b]), entered));
             if !same {
                 return Ok(Err(Fail::new(format!(
                     "`{}` is replicated per mode and its writer's modes are not exactly `{}`",
                     plan.mdae.vars[u].name,
-                    plan.cond_text(entered)
+                    plan.text(entered)
                 ))));
             }
         }
     }
     for &(u, k) in &stale {
         let v = VarId(u as u32);
-        let writer = plan.def(v, k, region).into_iter().find(|&(_, kk)| kk > k);
-        let same = writer.is_some_and(|(b, _)| plan.same(plan.cond(plan.part_cond[b]), &plan.local(entered)));
+        let writer = plan.def_in(v, k, region).into_iter().find(|&(_, kk)| kk > k);
+        let same = writer.is_some_and(|(b, _)| plan.same(plan.cond(plan.part_cond[b]), entered));
         if !same {
             return Ok(Err(Fail::new(format!(
                 "`{}` is replicated per mode and its writer's modes are not exactly `{}`",
                 primed(plan.mdae.vars[u].name, k),
-                plan.cond_text(entered)
+                plan.text(entered)
             ))));
         }
     }
@@ -865,13 +852,13 @@ fn rows_of(
 fn impulse_analysis(
     plan: &Plan,
     index: &Index,
-    region: &Bdd,
+    region: &Local,
     sys: &Grown,
     here: &[&Unguaranteed],
     names: &[String],
 ) -> ModeChange {
     let mut b = Builder::default();
-    let local = plan.local(region);
+    let local = region.clone();
     for row in &sys.rows {
         let (lhs, rhs) = match &row.at_switch {
             Some((l, r)) => {
@@ -901,7 +888,7 @@ fn impulse_analysis(
         let label = primed(plan.mdae.label(row.eq), row.j);
         b.system.equations.push((label, lhs, rhs));
     }
-    ModeChange::analysed(plan.cond_text(region), names.to_vec(), &b.system, &b.jump_names)
+    ModeChange::analysed(plan.text(region), names.to_vec(), &b.system, &b.jump_names)
 }
 
 /// u^(k) as it is just before the switch: `pre` of the source, read inside the `when` that
@@ -930,14 +917,14 @@ struct Built {
 /// cannot (not linear in its unknowns).
 fn emit(
     plan: &mut Plan,
-    region: &Bdd,
+    region: &Local,
     sys: Grown,
     step: &str,
     tol: &mut Option<String>,
     names: &[String],
     ctx: &DiffContext,
 ) -> Result<Built, String> {
-    let entering = plan.cond_text(region);
+    let entering = plan.text(region);
     let unknowns: Vec<usize> = sys.d.keys().copied().collect();
     // The columns: the highest-order unknowns, then the stale states.
     let n = unknowns.len() + sys.stale.len();
@@ -1098,7 +1085,7 @@ fn emit(
         let v = VarId(u as u32);
         match plan.roles[u] {
             Role::Varying => {
-                let writer = plan.def(v, du - 1, region).into_iter().find(|&(_, kk)| kk >= du);
+                let writer = plan.def_in(v, du - 1, region).into_iter().find(|&(_, kk)| kk >= du);
                 if let Some((w, _)) = writer
                     && let ExprKind::Name(t) = plan.written(w, v, du - 1).kind
                 {
@@ -1115,7 +1102,7 @@ fn emit(
     // The stale states: their replicates in the region start from the system's values.
     for (i, &(u, k)) in sys.stale.iter().enumerate() {
         let v = VarId(u as u32);
-        let writer = plan.def(v, k, region).into_iter().find(|&(_, kk)| kk > k);
+        let writer = plan.def_in(v, k, region).into_iter().find(|&(_, kk)| kk > k);
         if let Some((w, _)) = writer
             && let ExprKind::Name(t) = plan.written(w, v, k).kind
         {

@@ -16,18 +16,12 @@ use crate::analysis::report::block_label;
 use crate::mdae::{Body, VarId};
 use crate::syntax::ast::{BinOp, Equation, EquationKind, Expr, ExprKind};
 use crate::syntax::printer::expr_to_string;
-use biodivine_lib_bdd::Bdd;
 use std::borrow::Cow;
 
-/// π_q: partial evaluation of an expression's if-conditions under the modes `q` and, for a
-/// nested condition, the enclosing ones (`if p then (if p or r then a else b) else c` is
-/// `if p then a else c` whatever q).
-pub(crate) fn partial(plan: &Plan, e: &Expr, q: &Bdd) -> Expr {
-    partial_in(plan, e, &plan.local(q))
-}
-
-/// [`partial`] under the regular modes of `q` as a local set (`analysis::local`): each
-/// decision reads the windows of the modes it involves only.
+/// π_q: partial evaluation of an expression's if-conditions under the modes `q` (a local
+/// set, `analysis::local`: each decision reads the windows of the modes it involves only)
+/// and, for a nested condition, the enclosing ones (`if p then (if p or r then a else b)
+/// else c` is `if p then a else c` whatever q).
 pub(crate) fn partial_in(plan: &Plan, e: &Expr, q: &Local) -> Expr {
     let fz = &plan.factored;
     let known =
@@ -52,13 +46,8 @@ pub(crate) fn partial_in(plan: &Plan, e: &Expr, q: &Local) -> Expr {
     })
 }
 
-/// An equation's sides under the modes `q`: its simple body, or the arms of a paired
-/// if-equation that `q` allows (one: that arm; several: `0 = if … then l - r else …`).
-pub(crate) fn sides_under(plan: &Plan, body: &Body, q: &Bdd) -> (Expr, Expr) {
-    sides_under_in(plan, body, &plan.local(q))
-}
-
-/// [`sides_under`] under the regular modes of `q` as a local set.
+/// An equation's sides under the modes `q` (a local set): its simple body, or the arms of a
+/// paired if-equation that `q` allows (one: that arm; several: `0 = if … then l - r else …`).
 pub(crate) fn sides_under_in(plan: &Plan, body: &Body, q: &Local) -> (Expr, Expr) {
     let fz = &plan.factored;
     let (lhs, rhs) = match body.sides() {
@@ -529,9 +518,8 @@ fn left_limit(plan: &mut Plan, u: VarId, i: u32, entered: usize) -> Expr {
     if branches.is_empty() { pre } else { exprs::if_expr(branches, pre) }
 }
 
-pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<Item> {
+pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Local, String, Expr)]) -> Vec<Item> {
     let mut out = Vec::new();
-    let regions: Vec<Local> = restarts.iter().map(|r| plan.local(&r.0)).collect();
     for u in plan.mdae.var_ids() {
         if plan.roles[u.index()] != Role::Varying {
             continue;
@@ -544,17 +532,16 @@ pub(crate) fn reinit(plan: &mut Plan, restarts: &[(Bdd, String, Expr)]) -> Vec<I
                 let target = plan.written(b, u, i);
                 // The restart values of the replicate: one for the writer's modes, or one per
                 // part of them where the restart system was split (selected at the switch).
-                let restart: Vec<(&Local, &Expr, &Bdd)> = restarts
+                let restart: Vec<(&Local, &Expr)> = restarts
                     .iter()
-                    .zip(&regions)
-                    .filter(|((_, n, _), _)| matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n))
-                    .map(|((c, _, v), r)| (r, v, c))
+                    .filter(|(_, n, _)| matches!(&target.kind, ExprKind::Name(t) if t.as_str() == n))
+                    .map(|(c, _, v)| (c, v))
                     .collect();
                 match restart.as_slice() {
                     [] => copies.push(exprs::reinit(target, left_limit(plan, u, i, b))),
-                    [(r, v, _)] if plan.same(r, &mode) => restarted.push(exprs::reinit(target, (*v).clone())),
+                    [(r, v)] if plan.same(r, &mode) => restarted.push(exprs::reinit(target, (*v).clone())),
                     parts => {
-                        let branches = parts.iter().map(|(_, v, c)| (plan.cond_expr(c), (*v).clone())).collect();
+                        let branches = parts.iter().map(|(c, v)| (plan.expr(c), (*v).clone())).collect();
                         let value = exprs::if_expr(branches, call("pre", vec![plan.source(u, i)]));
                         restarted.push(exprs::reinit(target, value));
                     }

@@ -73,9 +73,7 @@ pub(crate) fn unsettled(
         }
         vars.insert(var);
     }
-    vars.into_iter()
-        .map(|v| exprs::call("change", vec![exprs::name(v)]))
-        .reduce(|a, b| exprs::binary(BinOp::Or, a, b))
+    vars.into_iter().map(|v| exprs::call("change", vec![exprs::name(v)])).reduce(|a, b| exprs::binary(BinOp::Or, a, b))
 }
 
 /// The names an expression reads, for [`unsettled`].
