@@ -35,9 +35,9 @@
 //!
 //! Deterministic: the split signature is the one with the most varying edges in the
 //! sub-block (the first in the block's order on ties); the sub-blocks are taken in the
-//! order of their first equation. Under a budget of leaves and of edges visited
-//! ([`LEAF_LIMIT`]; [`Budget::first`], [`VISIT_LIMIT`] per edge of the block); past it
-//! the block goes to the programme of [`super::optimal`]. Where that is over its trial
+//! order of their first equation. Under a budget of leaves, of edges visited and of nested
+//! splits ([`LEAF_LIMIT`]; [`Budget::first`]: [`VISIT_LIMIT`] per edge of the block,
+//! [`FIRST_DEPTH`]); past it the block goes to the programme of [`super::optimal`]. Where that is over its trial
 //! budget too, the split makes a last attempt with more visits but a bounded depth of
 //! nested splits ([`Budget::last_resort`]) before the model is refused: a block whose
 //! splits never make it fall apart (the paper's families) is one of 2^depth leaves, one
@@ -66,6 +66,15 @@ pub const LEAF_LIMIT: usize = 16384;
 /// HeatLosses).
 pub const VISIT_LIMIT: usize = 16;
 
+/// The deepest nesting of splits the first attempt follows. A block that never falls
+/// apart is split along its first path until the visits run out, each node the whole
+/// block: 16 nested splits on the Westinghouse brake and the compressible building at any
+/// N (at N = 1000, 2.2 s of the building's 18 s analysis before the programme decides).
+/// Every first attempt that succeeds on the fixtures, the corpus and the campaign's
+/// 10,000 models nests at most 4 splits (3,071 blocks: 3,048 with none); so this limit
+/// changes no verdict there and gives such blocks up after 7 nodes.
+pub const FIRST_DEPTH: usize = 6;
+
 /// The visits allowed to the last attempt, made where the programme is over its own
 /// budget and the model would otherwise be refused (whatever the block's size; at least
 /// [`VISIT_LIMIT`] per edge).
@@ -88,9 +97,10 @@ pub(super) struct Budget {
 }
 
 impl Budget {
-    /// Before the programme: [`VISIT_LIMIT`] per edge of the block, any depth.
+    /// Before the programme: [`VISIT_LIMIT`] per edge of the block, [`FIRST_DEPTH`] nested
+    /// splits.
     pub fn first(edges: usize) -> Self {
-        Budget { visits: VISIT_LIMIT * edges, depth: usize::MAX }
+        Budget { visits: VISIT_LIMIT * edges, depth: FIRST_DEPTH }
     }
 
     /// After the programme is over its budget, before the model is refused:
