@@ -37,12 +37,12 @@
 //! sub-block (the first in the block's order on ties); the sub-blocks are taken in the
 //! order of their first equation. Under a budget of leaves, of edges visited and of nested
 //! splits ([`LEAF_LIMIT`]; [`Budget::first`]: [`VISIT_LIMIT`] per edge of the block,
-//! [`FIRST_DEPTH`]); past it the block goes to the programme of [`super::optimal`]. Where that is over its trial
-//! budget too, the split makes a last attempt with more visits but a bounded depth of
-//! nested splits ([`Budget::last_resort`]) before the model is refused: a block whose
-//! splits never make it fall apart (the paper's families) is one of 2^depth leaves, one
-//! whose choices are few is decided (BatchPlant_StandardWater: 1,095 leaves, 1.5·10^6
-//! visits, about 1 s).
+//! [`FIRST_DEPTH`]); past it the block goes to the programme of [`super::optimal`]. Where
+//! that is over its trial budget too, the split makes a last attempt with more visits but a
+//! bounded depth of nested splits ([`Budget::last_resort`]) before the model is refused: a
+//! block whose splits never make it fall apart (the paper's families) is one of 2^depth
+//! leaves, one whose choices are few is decided (BatchPlant_StandardWater: 1,095 leaves,
+//! 1.5·10^6 visits, about 1 s).
 
 use super::classes::{picked, pieces_where};
 use super::modulo::CareSet;
