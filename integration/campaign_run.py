@@ -631,7 +631,8 @@ def run_seed(seed: int, binary: str, simulators: list[str], keep: str | None, fa
                     elif r["time_reached"] is not None:
                         where = f" [at t = {r['time_reached']:g}]"
                     r["class"], r["detail"] = "sim-fails", (o["message"] or o["status"]) + where
-            if sim == "rumoca" and o.get("solver_retry") and r["class"] == "pass":
+            # (`o` is the output's run: none where the tool refused the model or crashed)
+            if sim == "rumoca" and r["class"] == "pass" and o.get("solver_retry"):
                 # rumoca's BDF integrator failed its own check (harness.BDF_SAMPLER_DEFECT); the
                 # output passes with its other integrator: the simulator's failure, counted apart.
                 r["solver_retry"] = o["solver_retry"]

@@ -84,6 +84,10 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
     }
     let blt: Vec<BTreeSet<usize>> =
         structure.blocks.iter().map(|b| b.eqs.iter().map(|e| e.0 as usize).collect()).collect();
+    // Blocks merged into one system (`rimis/merge.rs`): listed by `// Blocks k l m merged:`,
+    // their equations under the first, part MERGED; the others of the list are in it.
+    let within: BTreeSet<usize> =
+        mdae_rimis::emit::merged_blocks(out).iter().flat_map(|g| g.iter().skip(1).copied()).collect();
     for k in 1..=n_blocks {
         // Per part (0: the block emitted whole; j: part j of a split block), its equations.
         let mut parts: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
@@ -98,7 +102,7 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
                 .passed
                 .iter()
                 .any(|e| block_of(file.line_col(e.span().start as usize).0 as u32).is_some_and(|(b, _)| b == k));
-            if once {
+            if once || within.contains(&k) {
                 continue;
             }
             return Err(format!("no equation emitted for block {k}"));
@@ -107,6 +111,14 @@ fn guarantee(out: &str, n_blocks: usize) -> Result<(), String> {
             return Err(format!("block {k} is emitted both whole and in parts"));
         }
         for (j, eqs) in &parts {
+            if *j == mdae_rimis::emit::MERGED {
+                // A union of the output's BLT blocks: each block it meets lies in it whole.
+                if let Some(b) = blt.iter().find(|b| !b.is_disjoint(eqs) && !b.is_subset(eqs)) {
+                    let texts: Vec<String> = b.iter().map(|&i| m.text(mdae::EqId(i as u32))).collect();
+                    return Err(format!("the blocks merged from block {k} share a BLT block with others ({texts:?})"));
+                }
+                continue;
+            }
             if !blt.contains(eqs) {
                 let texts: Vec<String> = eqs.iter().map(|&i| m.text(mdae::EqId(i as u32))).collect();
                 return Err(format!("block {k} part {j} ({texts:?}) is not a block of the output's BLT"));
@@ -711,7 +723,7 @@ fn the_self_check_refuses_an_output_singular_in_some_mode() {
     let out = driver::lower(&SourceFile::new("out.mo", old.as_str())).unwrap();
     let lines = mdae_rimis::emit::block_of_lines(&old);
     let block_of = |line: u32| lines.get(line as usize - 1).copied().flatten();
-    assert_eq!(analysis::oblivious::meets_the_guarantee(&out, n, &block_of, &|_| false), Ok(()));
+    assert_eq!(analysis::oblivious::meets_the_guarantee(&out, n, &block_of, &|_| false, &[]), Ok(()));
     let refused = driver::self_check(&file, &model, &old, n).expect_err("a singular output is refused");
     let message = refused.to_string();
     assert!(message.contains("structurally singular when not p"), "{message}");
@@ -974,4 +986,97 @@ fn an_impact_law_makes_a_transient_mode_or_comes_to_rest() {
     // Without a transient exit (no guard fixpoint to leave), the law stays alone: no restart.
     let out = rewritten_with_guarantee("ClutchUserLaw.mo");
     assert!(!out.contains("and pre(g) then"), "{out}");
+}
+
+/// Issue 32, point 1: each valve of the Westinghouse brake is one system on its unknowns in the
+/// output (`rimis/merge.rs`): the blocks of `open_i` and of `not open_i` merged, no replicate
+/// or multiplexer of what they write, and the §4.2 guarantee kept (the merged equations are a
+/// union of blocks of the output's triangular form, each regular in every mode).
+#[test]
+fn the_brake_valves_blocks_are_merged_onto_their_unknowns() {
+    let text = fixture_text("scale/Westinghouse2.mo");
+    let (out, _) = transform("Westinghouse2.mo", &text).unwrap();
+    let groups = mdae_rimis::emit::merged_blocks(&out);
+    assert_eq!(groups.len(), 2, "one merged system per valve:\n{out}");
+    for k in [1, 2] {
+        assert!(out.contains(&format!("the blocks of `open_{k}` and of `not open_{k}` as one system")), "{out}");
+        assert!(!out.contains(&format!("fv_{k} = if open_{k} then")), "no multiplexer of fv_{k}:\n{out}");
+        assert!(!out.contains(&format!("// fcl_{k} if")), "no replicate of fcl_{k}:\n{out}");
+        // The closed valve's `fv = 0` stays a block of its own: the entering guard reads it.
+        assert!(out.contains(&format!("  if pre(open_{k}) then\n    Pr_{k}_p = Pt_{k}_p;\n  else\n    fv_{k} = fv_{k}_")), "{out}");
+    }
+    guarantee(&out, n_blocks("Westinghouse2", &text)).unwrap();
+}
+
+/// A group whose blocks read what depends on the unknowns they write, through a block outside
+/// (campaign seed 5360: the block of `not b3` reads x1, which the block of `b2` computes from
+/// x2, written by the blocks of `b3`), stays replicated: merged, its equations would form one
+/// loop of the union's triangular form with that block, which the self-check refuses.
+#[test]
+fn a_group_that_reads_its_own_unknowns_through_the_model_stays_replicated() {
+    let text = "model Campaign5360
+  Real x1(start = 1.5, fixed = true);
+  Real x2(start = 1);
+  Real x3(start = 1.03);
+  Real x4(start = 1, fixed = true);
+  Real x5(start = 1.8, fixed = true);
+  Boolean b1;
+  Boolean b2;
+  Boolean b3;
+equation
+  b1 = time >= 0.93;
+  b2 = time >= 0.47;
+  b3 = time >= 1.3;
+  0 = if not b2 then der(x1) + 1.4*exp(-1.4*time) + 2.9*(x1 - (exp(-1.4*time) + 0.5)) elseif not b2 then x2 - cos(time) - 0.35*(x4 - cos(time))*x3 + 0.11*(x4 - cos(time)) else -0.71*(x1 - (exp(-1.4*time) + 0.5)) - 0.51*(x2 - cos(time)) - 0.28*(x4 - cos(time));
+  0 = if b3 then -1.63*(x2 - cos(time)) - 0.66*(x2 - cos(time))*x4 - 0.58*(x3 - cos(time)) else 1.67*(x2 - cos(time));
+  der(x4) = -sin(time) - 1.71*(x4 - cos(time)) - 0.81*(x1 - (exp(-1.4*time) + 0.5))*x3;
+  if b3 and b3 then
+    0 = der(x5) + 1.3*exp(-1.3*time) + 0.69*(x5 - (exp(-1.3*time) + 0.8));
+    0 = -1.89*(x3 - cos(time)) + 0.33*(x2 - cos(time))*x3 + 0.86*(x4 - cos(time))*x5;
+  else
+    der(x5) = -1.3*exp(-1.3*time) - 3.21*(x5 - (exp(-1.3*time) + 0.8)) + 0.86*(x1 - (exp(-1.4*time) + 0.5))*x3;
+    0 = x3 - cos(time) - 0.24*(x4 - cos(time))*x3 - 1.18*(x4 - cos(time));
+  end if;
+end Campaign5360;
+";
+    let (out, _) = transform("Campaign5360.mo", text).unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(mdae_rimis::emit::merged_blocks(&out).is_empty(), "{out}");
+    assert!(out.contains("x2 = if b3 then"), "b3's multiplexers stay:\n{out}");
+    guarantee(&out, n_blocks("Campaign5360", text)).unwrap();
+}
+
+/// The self-check's reading of a merged group (`analysis::oblivious::meets_the_guarantee`):
+/// its equations must be a union of blocks of the output's triangular form; one that shares a
+/// block with an equation outside it is refused, naming that equation.
+#[test]
+fn a_merged_group_that_shares_a_block_with_the_model_is_refused() {
+    let out = "model M
+  Real x;
+  Real y;
+  Boolean b;
+equation
+  b = time > 0.5;
+  // Blocks 1 2 merged: the blocks of `b` and of `not b` as one system on x
+  if b then
+    x = y + 1;
+  else
+    x = 2 * y;
+  end if;
+  // Block 3. x -- e3 -> y
+  y = 0.5 * x + time;
+end M;
+";
+    let m = driver::lower(&SourceFile::new("out.mo", out)).unwrap();
+    let lines = mdae_rimis::emit::block_of_lines(out);
+    let block_of = |line: u32| lines.get(line as usize - 1).copied().flatten();
+    let merged = mdae_rimis::emit::merged_blocks(out);
+    assert_eq!(merged, vec![vec![1, 2]]);
+    let refused = analysis::oblivious::meets_the_guarantee(&m, 3, &block_of, &|_| false, &merged).unwrap_err();
+    assert!(refused.contains("share a block of the output's triangular form"), "{refused}");
+    // Without the loop through block 3, the same group meets it.
+    let apart = out.replace("y = 0.5 * x + time;", "y = time;");
+    let m = driver::lower(&SourceFile::new("out.mo", apart.as_str())).unwrap();
+    let lines = mdae_rimis::emit::block_of_lines(&apart);
+    let block_of = |line: u32| lines.get(line as usize - 1).copied().flatten();
+    assert_eq!(analysis::oblivious::meets_the_guarantee(&m, 3, &block_of, &|_| false, &merged), Ok(()));
 }

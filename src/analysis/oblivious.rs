@@ -206,6 +206,10 @@ pub fn union_sigma(mdae: &Mdae) -> Graph {
         .collect()
 }
 
+/// The part of the equations of blocks merged into one system (`rimis/merge.rs`), under
+/// the first block of the group (`emit::block_of_lines`).
+pub const MERGED: usize = usize::MAX;
+
 /// Paper 000 §4.2 on a rewritten output (`mdae`, lowered from it): one structural analysis
 /// of the union of its modes' incidences is nonsingular, needs no index reduction (every
 /// offset c is 0), and the equations emitted for each of the input CDG's `n_blocks`
@@ -216,11 +220,18 @@ pub fn union_sigma(mdae: &Mdae) -> Graph {
 /// does in each of its modes. A block whose emitted equations are all time-invariant in
 /// the output (`solved_once`: no rows of Σ, passed through; omc solves them once, as
 /// parameter equations) meets it too. `Err` says what fails, naming an equation.
+///
+/// Blocks merged into one system (`rimis/merge.rs`: `merged` lists each group, its
+/// equations under its first block with part [`MERGED`]) meet it where the
+/// group's equations are a union of blocks of the output's triangular form: each of those
+/// is then nonsingular in every mode where the exact check of every mode
+/// (`every_mode`, the driver's next check) and the merge's own check say so.
 pub fn meets_the_guarantee(
     mdae: &Mdae,
     n_blocks: usize,
     block_of: &dyn Fn(u32) -> Option<(usize, usize)>,
     solved_once: &dyn Fn(usize) -> bool,
+    merged: &[Vec<usize>],
 ) -> Result<(), String> {
     let union = union_sigma(mdae);
     let s = match super::sigma::analyse(&union, mdae.vars.len()) {
@@ -243,7 +254,7 @@ pub fn meets_the_guarantee(
             emitted[k - 1].entry(part).or_default().push(i);
         }
     }
-    let blt: std::collections::BTreeSet<Vec<usize>> = s
+    let blocks: Vec<Vec<usize>> = s
         .blocks
         .iter()
         .map(|b| {
@@ -252,9 +263,16 @@ pub fn meets_the_guarantee(
             eqs
         })
         .collect();
+    let blt: std::collections::BTreeSet<&Vec<usize>> = blocks.iter().collect();
+    let within: std::collections::BTreeSet<usize> = merged.iter().flat_map(|g| g.iter().skip(1).copied()).collect();
+    // Per equation, its block of the output's triangular form.
+    let mut blt_of = vec![usize::MAX; mdae.equations.len()];
+    for (b, eqs) in blocks.iter().enumerate() {
+        eqs.iter().for_each(|&i| blt_of[i] = b);
+    }
     for (k, parts) in emitted.iter().enumerate() {
         if parts.is_empty() {
-            if solved_once(k + 1) {
+            if solved_once(k + 1) || within.contains(&(k + 1)) {
                 continue;
             }
             return Err(format!("no equation is emitted for block {}", k + 1));
@@ -263,6 +281,18 @@ pub fn meets_the_guarantee(
             return Err(format!("block {} is emitted both whole and in parts", k + 1));
         }
         for (part, eqs) in parts {
+            if *part == MERGED {
+                // A union of the triangular form's blocks: every block it meets, whole.
+                let set: std::collections::BTreeSet<usize> = eqs.iter().copied().collect();
+                if let Some(&i) = eqs.iter().find(|&&i| blocks[blt_of[i]].iter().any(|j| !set.contains(j))) {
+                    return Err(format!(
+                        "the blocks merged from block {} share a block of the output's triangular form with other equations (`{}`)",
+                        k + 1,
+                        mdae.text(crate::mdae::EqId(i as u32))
+                    ));
+                }
+                continue;
+            }
             if !blt.contains(eqs) {
                 let which = if *part == 0 { String::new() } else { format!(", part {part},") };
                 return Err(format!(

@@ -267,7 +267,9 @@ fn check_output(file: &SourceFile, span: Span, text: &str, n_blocks: usize) -> R
         .iter()
         .filter_map(|e| block_of(out.line_col(e.span().start as usize).0 as u32).map(|(k, _)| k))
         .collect();
-    analysis::oblivious::meets_the_guarantee(&m, n_blocks, &block_of, &|k| once.contains(&k)).map_err(refuse)?;
+    let merged = crate::emit::merged_blocks(text);
+    analysis::oblivious::meets_the_guarantee(&m, n_blocks, &block_of, &|k| once.contains(&k), &merged)
+        .map_err(refuse)?;
     no_singular_mode(&m).map_err(refuse)
 }
 

@@ -171,15 +171,22 @@ impl Visitor for ScopedTypes<'_, '_, '_> {
     }
 }
 
+/// The part [`block_of_lines`] gives the equations of blocks merged into one system
+/// (`// Blocks k l m merged: …`, `rimis/merge.rs`), under the first block listed.
+pub use crate::analysis::oblivious::MERGED;
+
 /// For each line of an emitted model, the CDG block and its part whose `// Block k.` or
 /// `// Block k, part j of n.` comment it follows (`(k, 0)` for a block emitted whole,
-/// `(k, j)` for its part j; `None` outside a block's equations).
+/// `(k, j)` for its part j; `(k, MERGED)` for the blocks `// Blocks k l m merged:` lists;
+/// `None` outside a block's equations).
 pub fn block_of_lines(out: &str) -> Vec<Option<(usize, usize)>> {
     let mut current = None;
     out.lines()
         .map(|l| {
             let t = l.trim_start();
-            if let Some(rest) = t.strip_prefix("// Block ") {
+            if let Some(rest) = t.strip_prefix("// Blocks ") {
+                current = merged_list(rest).and_then(|ks| ks.first().map(|&k| (k, MERGED)));
+            } else if let Some(rest) = t.strip_prefix("// Block ") {
                 current = rest.split('.').next().and_then(block_and_part);
             } else if t.starts_with("//") || !l.starts_with("  ") || l.starts_with("  // ") {
                 current = None;
@@ -187,6 +194,16 @@ pub fn block_of_lines(out: &str) -> Vec<Option<(usize, usize)>> {
             current
         })
         .collect()
+}
+
+/// The blocks of each `// Blocks k l m merged:` comment of an emitted model.
+pub fn merged_blocks(out: &str) -> Vec<Vec<usize>> {
+    out.lines().filter_map(|l| l.trim_start().strip_prefix("// Blocks ")).filter_map(merged_list).collect()
+}
+
+fn merged_list(rest: &str) -> Option<Vec<usize>> {
+    let (list, _) = rest.split_once(" merged:")?;
+    list.split(' ').map(|k| k.parse().ok()).collect()
 }
 
 /// `k` → (k, 0); `k, part j of n` → (k, j).

@@ -20,6 +20,7 @@ mod impact_laws;
 mod impulses;
 mod init;
 mod left_limits;
+mod merge;
 pub(crate) mod names;
 mod plan;
 mod restart;
@@ -827,6 +828,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
             out.sections.push(Section::new(title, items));
         }
     }
+    plan.mux_deps();
+    merge::merge_groups(&mut out, &deps, plan.mux_deps_ref());
     for l in left_limits::read_loops_on_left_limits(&mut out) {
         out.warnings.push(format!("{l}; simulators may iterate on it at a switch"));
     }

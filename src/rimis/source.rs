@@ -437,7 +437,7 @@ fn without(m: Option<Box<Modification>>, arg: &str) -> Option<Box<Modification>>
 /// Does `d` declare the scalar `var` (`x`, or an element `x[2]` omc scalarised)?
 /// The name a declaration is found by: its name, with its subscripts when it has some
 /// (omc's scalarised `Real 'x'[1];` is the scalar `'x'[1]`).
-fn declared_name(d: &Declaration) -> String {
+pub(crate) fn declared_name(d: &Declaration) -> String {
     let mut name = cref_text(&d.name());
     if !d.dims.is_empty() {
         crate::syntax::printer::expr::write_subscripts(&mut name, &d.dims);
