@@ -35,6 +35,7 @@ use super::guards::Deps;
 use super::{Item, RimisModel};
 use crate::syntax::ast::{Element, Equation, EquationKind, Expr, ExprKind, UnOp};
 use crate::syntax::printer::equation_to_string;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 
 const MODES: &str = "mode equations";
@@ -89,15 +90,58 @@ pub(crate) fn merge_groups(out: &mut RimisModel, deps: &Deps, mux_deps: &Deps) {
             readers.entry(r.as_str()).or_default().push(w.as_str());
         }
     }
+    let wanted: FxHashSet<&str> =
+        groups.values().flatten().flat_map(|x| [x.u.as_str(), x.x.as_str(), x.y.as_str()]).collect();
+    let index = Index::of(out, &wanted);
     let plans: Vec<(Vec<Mux>, GroupPlan)> = groups
         .into_iter()
         .filter_map(|(m, muxes)| {
-            let plan = plan_group(out, multi, repl, &m, &muxes, &replicates, &readers)?;
+            let plan = plan_group(out, &index, multi, repl, &m, &muxes, &replicates, &readers)?;
             Some((muxes, plan))
         })
         .collect();
     if !plans.is_empty() {
         apply(out, multi, repl, plans);
+    }
+}
+
+/// Where the groups' names occur: per name, the equations of the output that read it (an
+/// item of a section, or an initial equation: section `sections.len()`) and whether under
+/// `pre`, `der` or `reinit`. Built in one pass over the output, for the groups' names only
+/// (each group then looks up its own, not every equation: 1,000 valves would be quadratic).
+struct Index {
+    at: FxHashMap<String, Vec<(usize, usize, bool)>>,
+}
+
+impl Index {
+    fn of(out: &RimisModel, wanted: &FxHashSet<&str>) -> Index {
+        let mut at: FxHashMap<String, Vec<(usize, usize, bool)>> = FxHashMap::default();
+        let sections = out.sections.iter().map(|s| &s.items).chain(std::iter::once(&out.initial));
+        for (si, items) in sections.enumerate() {
+            for (k, it) in items.iter().enumerate() {
+                crate::syntax::visit::equation_exprs(&it.equation, &mut |e| {
+                    visit(e, false, &mut |n, under| {
+                        if wanted.contains(n) {
+                            let list = at.entry(n.to_string()).or_default();
+                            if !list.contains(&(si, k, under)) {
+                                list.push((si, k, under));
+                            }
+                        }
+                    })
+                });
+            }
+        }
+        Index { at }
+    }
+
+    /// The equations that read any of `names` (ascending).
+    fn readers<'a>(&self, names: impl Iterator<Item = &'a str>) -> BTreeSet<(usize, usize)> {
+        names.flat_map(|n| self.at.get(n).into_iter().flatten().map(|&(si, k, _)| (si, k))).collect()
+    }
+
+    /// Each (name, equation, under) of `names`.
+    fn occurrences<'a>(&'a self, names: impl Iterator<Item = &'a str> + 'a) -> impl Iterator<Item = (&'a str, usize, usize, bool)> + 'a {
+        names.flat_map(move |n| self.at.get(n).into_iter().flatten().map(move |&(si, k, u)| (n, si, k, u)))
     }
 }
 
@@ -154,21 +198,37 @@ fn names(eq: &Equation) -> (BTreeSet<String>, BTreeSet<String>) {
 }
 
 fn collect(e: &Expr, inside: bool, plain: &mut BTreeSet<String>, under: &mut BTreeSet<String>) {
-    exprs::rewrite(e, &mut |x| match &x.kind {
-        ExprKind::Name(_) | ExprKind::Ref(_) => {
-            if let Some(n) = exprs::var_name(x) {
-                (if inside { &mut *under } else { &mut *plain }).insert(n.into_owned());
-            }
-            None
-        }
-        ExprKind::Call(c) if !inside && matches!(c.function.text.as_str(), "pre" | "der" | "reinit") => {
-            if let crate::syntax::ast::FunctionArgs::List { positional, named } = &c.args {
-                positional.iter().chain(named.iter().map(|a| &a.value)).for_each(|a| collect(a, true, plain, under));
-            }
-            Some(x.clone())
-        }
-        _ => None,
+    visit(e, inside, &mut |n, u| {
+        (if u { &mut *under } else { &mut *plain }).insert(n.to_string());
     });
+}
+
+/// Calls `f` on each name `e` reads, with whether it is read under `pre`, `der` or `reinit`.
+fn visit(e: &Expr, inside: bool, f: &mut dyn FnMut(&str, bool)) {
+    match &e.kind {
+        ExprKind::Name(_) | ExprKind::Ref(_) => {
+            if let Some(n) = exprs::var_name(e) {
+                f(&n, inside);
+            }
+        }
+        ExprKind::Call(c) => {
+            let inside = inside || matches!(c.function.text.as_str(), "pre" | "der" | "reinit");
+            if let crate::syntax::ast::FunctionArgs::List { positional, named } = &c.args {
+                positional.iter().chain(named.iter().map(|a| &a.value)).for_each(|a| visit(a, inside, f));
+            }
+        }
+        ExprKind::Unary(_, x) => visit(x, inside, f),
+        ExprKind::Binary(_, xs) => xs.iter().for_each(|x| visit(x, inside, f)),
+        ExprKind::If(x) => {
+            for (c, v) in &x.branches {
+                visit(c, inside, f);
+                visit(v, inside, f);
+            }
+            visit(&x.else_value, inside, f);
+        }
+        ExprKind::Array(xs) => xs.iter().for_each(|x| visit(x, inside, f)),
+        _ => {}
+    }
 }
 
 fn rename(eq: &Equation, to: &BTreeMap<String, String>) -> Equation {
@@ -213,8 +273,10 @@ struct GroupPlan {
     dropped: BTreeSet<String>,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn plan_group(
     out: &RimisModel,
+    index: &Index,
     multi: usize,
     repl: usize,
     m: &str,
@@ -246,11 +308,10 @@ fn plan_group(
     // The group's blocks, each on one side.
     let mut items = Vec::new();
     let mut writers: Vec<(bool, Writer)> = Vec::new();
-    for (k, it) in out.sections[repl].items.iter().enumerate() {
+    let candidates = index.readers(xs.iter().chain(&ys).copied());
+    for &(_, k) in candidates.iter().filter(|(si, _)| *si == repl) {
+        let it = &out.sections[repl].items[k];
         let (plain, under) = names(&it.equation);
-        if plain.iter().chain(&under).all(|n| side_of(n).is_none()) {
-            continue;
-        }
         // The side is that of what the block computes in its modes (a held block's else
         // branch reads the other side).
         let (plain, under) = match &it.equation.kind {
@@ -363,8 +424,7 @@ fn plan_group(
         }
     }
     for &k in &items {
-        let (plain, _) = names(&out.sections[repl].items[k].equation);
-        if plain.iter().any(|n| reach.contains(n.as_str())) {
+        if names(&out.sections[repl].items[k].equation).0.iter().any(|n| reach.contains(n.as_str())) {
             return None;
         }
     }
@@ -385,33 +445,24 @@ fn plan_group(
         .collect();
     let mut kept: BTreeMap<String, usize> = BTreeMap::new();
     let group_items: BTreeSet<usize> = items.iter().copied().collect();
-    for (si, s) in out.sections.iter().enumerate() {
-        for (k, it) in s.items.iter().enumerate() {
-            if (si == repl && group_items.contains(&k)) || (si == multi && mux_items.contains(&k)) {
-                continue;
-            }
-            let (plain, under) = names(&it.equation);
-            let in_modes = s.title.starts_with(MODES);
-            for n in &plain {
-                match side_of(n) {
-                    Some(_) if !in_modes => return None,
-                    Some(side) if side == h => {}
-                    Some(_) => {
-                        kept.insert(n.clone(), *t_every.get(n.as_str())?);
-                    }
-                    None if us.contains(n.as_str()) && left_limit && !s.title.starts_with(DIFF) => return None,
-                    None => {}
-                }
-            }
-            if under.iter().any(|n| side_of(n).is_some() || (left_limit && us.contains(n.as_str()))) {
-                return None;
-            }
+    let initial = out.sections.len();
+    let group_names = xs.iter().chain(&ys).chain(&us).copied();
+    for (n, si, k, under) in index.occurrences(group_names) {
+        if (si == repl && group_items.contains(&k)) || (si == multi && mux_items.contains(&k)) {
+            continue;
         }
-    }
-    for it in &out.initial {
-        let (plain, under) = names(&it.equation);
-        if plain.iter().chain(&under).any(|n| side_of(n).is_some() || (left_limit && us.contains(n.as_str()))) {
-            return None;
+        let title = out.sections.get(si).map_or("", |s| s.title.as_str());
+        let in_modes = si != initial && title.starts_with(MODES);
+        match side_of(n) {
+            Some(_) if under || !in_modes => return None,
+            Some(side) if side == h => {}
+            Some(_) => {
+                kept.insert(n.to_string(), *t_every.get(n)?);
+            }
+            // A multiplexed unknown differs from the merged one on the step where the
+            // multiplexers read `m` and the blocks `pre(m)`: read by DIFF only.
+            None if left_limit && (under || si == initial || !title.starts_with(DIFF)) => return None,
+            None => {}
         }
     }
 
