@@ -505,6 +505,11 @@ fn plan_group(
         }
     }
     let t_only: Vec<Equation> = t_left.into_iter().flatten().collect();
+    // rumoca cannot solve a derivative under an if-equation (`0 = if c then der(x) - … else
+    // …`, issue 29 class 6): the branches read none (the common equations may).
+    if h_only.iter().chain(&t_only).any(|e| !names(e).1.is_empty()) {
+        return None;
+    }
     if !nonsingular_in_both(&common, &h_only, &t_only, &us) {
         return None;
     }
