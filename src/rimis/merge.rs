@@ -75,16 +75,15 @@ enum Writer {
 /// only where none of what its blocks read depends on what they write through the rest of
 /// the model (the sides' orders could then form one loop of the merged system's union
 /// structure with blocks outside it, which the replicates kept apart).
-pub(crate) fn merge_groups(out: &mut RimisModel, deps: &Deps, mux_deps: &Deps) {
+pub(crate) fn merge_groups(out: &mut RimisModel, deps: &Deps, mux_deps: &Deps, replicates: &dyn Fn(&str) -> bool) {
     let (Some(multi), Some(repl)) = (section(out, MULTI), section(out, REPL)) else { return };
-    let replicates: BTreeSet<String> = out.replicates.iter().flat_map(|(e, _)| element_names(e)).collect();
     let mut groups: BTreeMap<String, Vec<Mux>> = BTreeMap::new();
     for (k, it) in out.sections[multi].items.iter().enumerate() {
-        if let Some((m, mux)) = mux_of(&it.equation, k, &replicates) {
+        if let Some((m, mux)) = mux_of(&it.equation, k, replicates) {
             groups.entry(m).or_default().push(mux);
         }
     }
-    let mut readers: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut readers: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     for (w, reads) in deps.iter().chain(mux_deps) {
         for r in reads {
             readers.entry(r.as_str()).or_default().push(w.as_str());
@@ -96,7 +95,7 @@ pub(crate) fn merge_groups(out: &mut RimisModel, deps: &Deps, mux_deps: &Deps) {
     let plans: Vec<(Vec<Mux>, GroupPlan)> = groups
         .into_iter()
         .filter_map(|(m, muxes)| {
-            let plan = plan_group(out, &index, multi, repl, &m, &muxes, &replicates, &readers)?;
+            let plan = plan_group(out, &index, multi, repl, &m, &muxes, replicates, &readers)?;
             Some((muxes, plan))
         })
         .collect();
@@ -163,12 +162,12 @@ fn name_of(e: &Expr) -> Option<&str> {
     }
 }
 
-fn mux_of(eq: &Equation, item: usize, replicates: &BTreeSet<String>) -> Option<(String, Mux)> {
+fn mux_of(eq: &Equation, item: usize, replicates: &dyn Fn(&str) -> bool) -> Option<(String, Mux)> {
     let EquationKind::Simple { lhs, rhs } = &eq.kind else { return None };
     let ExprKind::If(x) = &rhs.kind else { return None };
     let [(c, a)] = x.branches.as_slice() else { return None };
     let (u, m, a, b) = (name_of(lhs)?, name_of(c)?, name_of(a)?, name_of(&x.else_value)?);
-    if !replicates.contains(a) || !replicates.contains(b) || a == b {
+    if !replicates(a) || !replicates(b) || a == b {
         return None;
     }
     Some((m.to_string(), Mux { item, u: u.to_string(), x: a.to_string(), y: b.to_string() }))
@@ -267,8 +266,10 @@ struct GroupPlan {
     /// T replicates that keep their block (by REPL item).
     kept: BTreeSet<usize>,
     merged: Vec<Item>,
-    /// Replicates renamed to their multiplexed unknown in the mode equations.
+    /// Replicates renamed to their multiplexed unknown in the mode equations, and the mode
+    /// equations (items) that read them.
     renames: BTreeMap<String, String>,
+    renamed: BTreeSet<usize>,
     /// Replicates no longer declared.
     dropped: BTreeSet<String>,
 }
@@ -281,8 +282,8 @@ fn plan_group(
     repl: usize,
     m: &str,
     muxes: &[Mux],
-    replicates: &BTreeSet<String>,
-    readers: &BTreeMap<&str, Vec<&str>>,
+    replicates: &dyn Fn(&str) -> bool,
+    readers: &FxHashMap<&str, Vec<&str>>,
 ) -> Option<GroupPlan> {
     let xs: BTreeSet<&str> = muxes.iter().map(|x| x.x.as_str()).collect();
     let ys: BTreeSet<&str> = muxes.iter().map(|x| x.y.as_str()).collect();
@@ -437,7 +438,7 @@ fn plan_group(
             Writer::Every(Equation { kind: EquationKind::Simple { lhs, rhs }, .. }) if *s != h => {
                 let t = name_of(lhs)?;
                 let (plain, under) = names(&exprs::simple(rhs.clone(), rhs.clone()));
-                let free = |n: &String| !replicates.contains(n) && !us.contains(n.as_str()) && !reach.contains(n.as_str());
+                let free = |n: &String| !replicates(n) && !us.contains(n.as_str()) && !reach.contains(n.as_str());
                 (side_of(t) == Some(!h) && plain.iter().chain(&under).all(free)).then_some((t, k))
             }
             _ => None,
@@ -541,8 +542,14 @@ fn plan_group(
     // The mode equations read the held side's replicates as the unknowns; the kept T
     // replicates stay.
     to.retain(|r, _| side_of(r) == Some(h));
+    let modes = section(out, MODES);
+    let renamed = index
+        .occurrences(to.keys().map(String::as_str))
+        .filter(|&(_, si, _, _)| Some(si) == modes)
+        .map(|(_, _, k, _)| k)
+        .collect();
     let dropped = xs.iter().chain(&ys).filter(|r| !kept.contains_key(**r)).map(|r| r.to_string()).collect();
-    Some(GroupPlan { items, kept: kept_items, merged, renames: to, dropped })
+    Some(GroupPlan { items, kept: kept_items, merged, renames: to, renamed, dropped })
 }
 
 fn exprs_text(e: &Expr) -> String {
@@ -555,6 +562,7 @@ fn apply(out: &mut RimisModel, multi: usize, repl: usize, plans: Vec<(Vec<Mux>, 
     out.sections[multi].items =
         old.into_iter().enumerate().filter(|(k, _)| !gone.contains(k)).map(|(_, it)| it).collect();
     let mut renames = BTreeMap::new();
+    let mut renamed = BTreeSet::new();
     let mut dropped = BTreeSet::new();
     let mut removed = BTreeSet::new();
     let mut at: BTreeMap<usize, Vec<Item>> = BTreeMap::new();
@@ -562,6 +570,7 @@ fn apply(out: &mut RimisModel, multi: usize, repl: usize, plans: Vec<(Vec<Mux>, 
         removed.extend(plan.items.iter().copied().filter(|k| !plan.kept.contains(k)));
         at.insert(plan.items[0], plan.merged);
         renames.extend(plan.renames);
+        renamed.extend(plan.renamed);
         dropped.extend(plan.dropped);
     }
     let old = std::mem::take(&mut out.sections[repl].items);
@@ -574,8 +583,8 @@ fn apply(out: &mut RimisModel, multi: usize, repl: usize, plans: Vec<(Vec<Mux>, 
         }
     }
     if let Some(s) = out.sections.iter_mut().find(|s| s.title.starts_with(MODES)) {
-        for it in &mut s.items {
-            it.equation = rename(&it.equation, &renames);
+        for &k in &renamed {
+            s.items[k].equation = rename(&s.items[k].equation, &renames);
         }
     }
     out.replicates.retain(|(e, _)| element_names(e).iter().all(|n| !dropped.contains(n)));

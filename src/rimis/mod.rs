@@ -829,7 +829,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
         }
     }
     plan.mux_deps();
-    merge::merge_groups(&mut out, &deps, plan.mux_deps_ref());
+    merge::merge_groups(&mut out, &deps, plan.mux_deps_ref(), &|n| plan.is_replicate(n));
     for l in left_limits::read_loops_on_left_limits(&mut out) {
         out.warnings.push(format!("{l}; simulators may iterate on it at a switch"));
     }
