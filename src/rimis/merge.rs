@@ -28,7 +28,12 @@
 //! `fv = 0` of a closed valve) keeps its own block where that block is `t = e` with e free
 //! of replicates, and the merged system reads it through `u = t`. Anything else (state
 //! replicates, REINIT, checks, initial equations reading a replicate) leaves the group as
-//! RIMIS wrote it.
+//! RIMIS wrote it; so do blocks that read what depends on U through blocks outside the group
+//! (the two sides' orders could then close a loop of the union structure through them,
+//! campaign seed 5360), an if-equation branch that reads a derivative (rumoca, issue 29
+//! class 6), and a merged system with an irreducible block of its union structure singular
+//! with either side's equations. The driver's self-check reads each merged group
+//! (`// Blocks k l m merged:`) as a union of blocks of the output's triangular form.
 
 use super::exprs;
 use super::guards::Deps;
