@@ -1003,7 +1003,10 @@ fn the_brake_valves_blocks_are_merged_onto_their_unknowns() {
         assert!(!out.contains(&format!("fv_{k} = if open_{k} then")), "no multiplexer of fv_{k}:\n{out}");
         assert!(!out.contains(&format!("// fcl_{k} if")), "no replicate of fcl_{k}:\n{out}");
         // The closed valve's `fv = 0` stays a block of its own: the entering guard reads it.
-        assert!(out.contains(&format!("  if pre(open_{k}) then\n    Pr_{k}_p = Pt_{k}_p;\n  else\n    fv_{k} = fv_{k}_")), "{out}");
+        assert!(
+            out.contains(&format!("  if pre(open_{k}) then\n    Pr_{k}_p = Pt_{k}_p;\n  else\n    fv_{k} = fv_{k}_")),
+            "{out}"
+        );
     }
     guarantee(&out, n_blocks("Westinghouse2", &text)).unwrap();
 }

@@ -144,7 +144,10 @@ impl Index {
     }
 
     /// Each (name, equation, under) of `names`.
-    fn occurrences<'a>(&'a self, names: impl Iterator<Item = &'a str> + 'a) -> impl Iterator<Item = (&'a str, usize, usize, bool)> + 'a {
+    fn occurrences<'a>(
+        &'a self,
+        names: impl Iterator<Item = &'a str> + 'a,
+    ) -> impl Iterator<Item = (&'a str, usize, usize, bool)> + 'a {
         names.flat_map(move |n| self.at.get(n).into_iter().flatten().map(move |&(si, k, u)| (n, si, k, u)))
     }
 }
@@ -238,7 +241,9 @@ fn visit(e: &Expr, inside: bool, f: &mut dyn FnMut(&str, bool)) {
 fn rename(eq: &Equation, to: &BTreeMap<String, String>) -> Equation {
     let f = |e: &Expr| {
         exprs::rewrite(e, &mut |x| match &x.kind {
-            ExprKind::Name(n) => to.get(n.as_str()).map(|t| Expr { kind: ExprKind::Name(t.as_str().into()), span: x.span }),
+            ExprKind::Name(n) => {
+                to.get(n.as_str()).map(|t| Expr { kind: ExprKind::Name(t.as_str().into()), span: x.span })
+            }
             _ => None,
         })
     };
@@ -473,8 +478,7 @@ fn plan_group(
     }
 
     // The merged system.
-    let mut to: BTreeMap<String, String> =
-        unknown.iter().map(|(r, u)| (r.to_string(), u.to_string())).collect();
+    let mut to: BTreeMap<String, String> = unknown.iter().map(|(r, u)| (r.to_string(), u.to_string())).collect();
     let kept_items: BTreeSet<usize> = kept.values().copied().collect();
     let mut h_eqs = Vec::new();
     let mut t_eqs = Vec::new();
