@@ -604,7 +604,11 @@ fn apply(out: &mut RimisModel, multi: usize, repl: usize, plans: Vec<(Vec<Mux>, 
 /// branches paired by position, as the output's lowering and omc pair them) is
 /// structurally nonsingular with either side's equations: a tool that analyses the output
 /// once then solves, in each mode, a nonsingular system per block (paper 000 §4.2 for the
-/// merged group; the driver's self-check verifies it again on the output read back).
+/// merged group; the driver's self-check verifies it again on the output read back). It
+/// follows from each side's equations being nonsingular on U (its CDG blocks): along the
+/// union's triangular order a block's rows read only its own and earlier blocks' variables,
+/// which a side's perfect matching gives to the earlier rows, so it matches the block's rows
+/// onto the block's variables. Checked anyway: a guard against a side that is not square.
 fn nonsingular_in_both(common: &[Equation], h: &[Equation], t: &[Equation], us: &BTreeSet<&str>) -> bool {
     use crate::analysis::dm::fine_blocks;
     use crate::analysis::matching::{Graph, has_perfect_matching};
