@@ -7,7 +7,8 @@
 //! mode variable `m` splits a set U of multiplexed unknowns into two sides,
 //!
 //! - the multiplexers `u = if m then x_u else y_u` (u ∈ U), no other reader of x_u, y_u
-//!   than the blocks below, `m`'s mode equations, and the multiplexer;
+//!   than the blocks below, the mode equations (guards, chatter detectors), and the
+//!   multiplexer;
 //! - one side, H, whose blocks are all §4.7-guarded by its condition (`pre(m)` or `m`, or
 //!   their negation) and hold the other side's replicates outside it (`x_u = y_u` for every
 //!   u), so that x_u is, at every instant, the value of u in the mode the blocks are
@@ -196,7 +197,7 @@ fn guard_of(c: &Expr, m: &str) -> Option<Guard> {
     (ok && name_of(&positional[0]) == Some(m)).then_some(Guard { left_limit: true, positive })
 }
 
-/// The names an equation reads, and those it reads under `pre` or `der`.
+/// The names an equation reads, and those it reads under `pre`, `der` or `reinit`.
 fn names(eq: &Equation) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut plain = BTreeSet::new();
     let mut under = BTreeSet::new();
