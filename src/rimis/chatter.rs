@@ -12,6 +12,14 @@
 //! stays below `chatter_limit`. A switch that moves its guard away between two changes (a
 //! rectifier's diode, a clutch, an impact and its bounces while they are higher than the
 //! neighbourhood) never counts more than one or two.
+//!
+//! The reset is written with one relation per relation of the guard (issue 32: each relation
+//! of a when-condition is a zero-crossing omc writes into several generated functions; the
+//! detectors were a fifth of omc's build of the Westinghouse brake at N = 100): leaving the
+//! neighbourhood as the complementary relation (`exprs::negate`, not `not r`, which omc
+//! counts as a zero-crossing of its own), and the guards of the two modes, alike but for
+//! the replicates they read, as one relation on `if m then … else …` operands
+//! (`exprs::either`).
 
 use super::Item;
 use super::exprs::{self, binary};
@@ -58,7 +66,7 @@ impl Detectors {
                     binary(BinOp::Add, exprs::call("pre", vec![n.clone()]), exprs::number("1")),
                 )],
             ),
-            (exprs::not(near), vec![exprs::simple(n.clone(), exprs::number("0"))]),
+            (exprs::negate(near), vec![exprs::simple(n.clone(), exprs::number("0"))]),
         ];
         let mut count = Item::new(exprs::equation(EquationKind::When { branches }));
         count.comment = Some(format!(

@@ -244,9 +244,74 @@ pub(crate) fn cond_expr(c: &Cond, mode: &dyn Fn(ModeId) -> Expr) -> Expr {
     }
 }
 
+/// `not e` with the negation pushed into its relations (`not (a < b)` → `a >= b`, De
+/// Morgan through `and`/`or`, into the branches of an if-expression): the same value, but
+/// a when-condition written so has one zero-crossing per relation — omc gives `not r` a
+/// zero-crossing of its own beside r's (issue 32: the chatter detector's reset).
+pub(crate) fn negate(e: Expr) -> Expr {
+    let span = e.span;
+    match e.kind {
+        ExprKind::Bool(b) => boolean(!b),
+        ExprKind::Unary(UnOp::Not, x) => *x,
+        ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::And | BinOp::Or), xs) => {
+            let [a, b] = *xs;
+            let flipped = |op| Expr { kind: ExprKind::Binary(op, Box::new([a.clone(), b.clone()])), span };
+            match op {
+                BinOp::Lt => flipped(BinOp::Ge),
+                BinOp::Le => flipped(BinOp::Gt),
+                BinOp::Gt => flipped(BinOp::Le),
+                BinOp::Ge => flipped(BinOp::Lt),
+                BinOp::And => binary(BinOp::Or, negate(a), negate(b)),
+                _ => binary(BinOp::And, negate(a), negate(b)),
+            }
+        }
+        ExprKind::If(x) => {
+            let IfExpr { branches, else_value } = *x;
+            if_expr(branches.into_iter().map(|(c, v)| (c, negate(v))).collect(), negate(else_value))
+        }
+        kind => not(Expr { kind, span }),
+    }
+}
+
+/// `if c then a else b` with the if pushed down to where `a` and `b` differ: through
+/// operators and calls of pure functions of the same shape, so that two guards alike but
+/// for the variables they read (a switch's guard read in each of its modes) make one
+/// relation on `if c then x else y` operands instead of two relations. The same value
+/// wherever `c` is (`c` is read, not differentiated; `pre`, `der` and the like are never
+/// entered, their argument must stay a variable).
+pub(crate) fn either(c: &Expr, a: &Expr, b: &Expr) -> Expr {
+    use crate::syntax::printer::expr_to_string;
+    const PURE: [&str; 9] = ["abs", "sqrt", "exp", "log", "sin", "cos", "tan", "min", "max"];
+    if expr_to_string(a) == expr_to_string(b) {
+        return a.clone();
+    }
+    match (&a.kind, &b.kind) {
+        (ExprKind::Binary(p, x), ExprKind::Binary(q, y)) if p == q => {
+            binary(*p, either(c, &x[0], &y[0]), either(c, &x[1], &y[1]))
+        }
+        (ExprKind::Unary(p, x), ExprKind::Unary(q, y)) if p == q => {
+            Expr { kind: ExprKind::Unary(*p, Box::new(either(c, x, y))), span: Span::DUMMY }
+        }
+        (ExprKind::Call(f), ExprKind::Call(g))
+            if f.function.text == g.function.text && PURE.contains(&f.function.text.as_str()) =>
+        {
+            match (&f.args, &g.args) {
+                (
+                    FunctionArgs::List { positional: xs, named: nx },
+                    FunctionArgs::List { positional: ys, named: ny },
+                ) if nx.is_empty() && ny.is_empty() && xs.len() == ys.len() => {
+                    call(&f.function.text, xs.iter().zip(ys.iter()).map(|(x, y)| either(c, x, y)).collect())
+                }
+                _ => if_expr(vec![(c.clone(), a.clone())], b.clone()),
+            }
+        }
+        _ => if_expr(vec![(c.clone(), a.clone())], b.clone()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{for_each, name, occurrence, rewrite, rising};
+    use super::{either, for_each, name, negate, occurrence, rewrite, rising};
     use crate::rimis::symbolic::testutil::{parse_expr, show};
 
     /// The rising edge of a region over discrete mode variables (seed 9863), and none for a
@@ -275,5 +340,37 @@ mod tests {
         for_each(&e, &mut |x| seen.extend(occurrence(x).map(|(n, _)| n.to_string())));
         assert_eq!(seen.iter().filter(|n| *n == "s.p").count(), 2, "{seen:?}");
         assert!(seen.iter().any(|n| n == "s.T"), "{seen:?}");
+    }
+
+    /// A negation goes into the relations (one zero-crossing each in omc), exactly:
+    /// the complementary operator, De Morgan, the branches of an if.
+    #[test]
+    fn negation_is_pushed_into_relations() {
+        let neg = |c: &str| show(&negate(parse_expr(c)));
+        assert_eq!(neg("abs(x) < w * (1 + abs(x))"), "abs(x) >= w * (1 + abs(x))");
+        assert_eq!(neg("x <= 0 or not b"), "x > 0 and b");
+        assert_eq!(neg("x > y and z >= 1"), "x <= y or z < 1");
+        assert_eq!(neg("if m then x < 0 else y > 0"), "if m then x >= 0 else y <= 0");
+        assert_eq!(neg("b"), "not b");
+        assert_eq!(neg("x == 1"), "not x == 1");
+    }
+
+    /// Two guards alike but for what they read make one relation on if-expressions of
+    /// their operands; never inside `pre`/`der` (their argument stays a variable), and
+    /// as a whole where the shapes differ.
+    #[test]
+    fn either_pushes_the_if_down_to_where_the_guards_differ() {
+        let e = |a: &str, b: &str| show(&either(&name("m"), &parse_expr(a), &parse_expr(b)));
+        assert_eq!(
+            e(
+                "abs(g * (p - q) + f1) < w * (1 + abs(g * (p - q) + f1))",
+                "abs(g * (p - q) + f2) < w * (1 + abs(g * (p - q) + f2))"
+            ),
+            "abs(g * (p - q) + (if m then f1 else f2)) < w * (1 + abs(g * (p - q) + (if m then f1 else f2)))"
+        );
+        assert_eq!(e("x < 1", "x < 1"), "x < 1");
+        assert_eq!(e("pre(x1) > 0", "pre(x2) > 0"), "(if m then pre(x1) else pre(x2)) > 0");
+        assert_eq!(e("x < 0", "x > 0"), "if m then x < 0 else x > 0");
+        assert_eq!(e("x < 0 or y < 0", "x < 0"), "if m then x < 0 or y < 0 else x < 0");
     }
 }

@@ -546,7 +546,7 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     // the state lies beyond the surface by more than the hysteresis, and the
                     // event iteration cycled in rumoca): the mode stays, at rest.
                     let back = if entering { &enter_level } else { &leave_level };
-                    branches.push((settled(and(and(from, rate), exprs::not(back.clone()))), set(!entering)));
+                    branches.push((settled(and(and(from, rate), exprs::negate(back.clone()))), set(!entering)));
                     transient.push(entered);
                 }
                 let kind = EquationKind::When { branches };
@@ -563,7 +563,8 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     let near = |width: &crate::syntax::ast::Expr| {
                         let near =
                             |x| chatter::near(x, width, &level_band, &varies).unwrap_or_else(|| exprs::boolean(false));
-                        exprs::if_expr(vec![(target.clone(), near(&ll.leave))], near(&ll.enter))
+                        // (One relation where both guards have the same shape: `exprs::either`.)
+                        exprs::either(&target, &near(&ll.leave), &near(&ll.enter))
                     };
                     modes.extend(chatter.watch(&mut plan.namer, &target, &mode_name, &g, near));
                 }
@@ -595,9 +596,15 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
                     &[&deps, &mux_layer, &mode_layer, muxes],
                     Some(&stale),
                 );
-                let mut arms: Vec<_> = unsettled.map(|u| (u, pre.clone())).into_iter().collect();
-                arms.push((pre, guards::sticky(&g, true, &band, &varies, true)));
-                let value = exprs::if_expr(arms, guards::sticky(&g, false, &band, &varies, true));
+                let arms: Vec<_> = unsettled.map(|u| (u, pre.clone())).into_iter().collect();
+                // Both sides of the hysteresis as one relation where they differ only in
+                // their thresholds (`exprs::either`: one zero-crossing in omc, not two).
+                let hysteresis = exprs::either(
+                    &pre,
+                    &guards::sticky(&g, true, &band, &varies, true),
+                    &guards::sticky(&g, false, &band, &varies, true),
+                );
+                let value = exprs::if_expr(arms, hysteresis);
                 let mut item = Item::new(exprs::simple(target.clone(), value));
                 item.comment = Some(format!(
                     "{mode_name} with a hysteresis of relative width {switching_band_value} around its relations (a guard fixpoint that reads `{mode_name}` through a block of every mode)",
