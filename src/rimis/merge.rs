@@ -45,16 +45,16 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 
 const MODES: &str = "mode equations";
-const MULTI: &str = "MULTI";
-const REPL: &str = "REPL";
+pub(super) const MULTI: &str = "MULTI";
+pub(super) const REPL: &str = "REPL";
 const DIFF: &str = "DIFF";
 
 /// One multiplexer `u = if m then x else y`, by its place in MULTI.
-struct Mux {
-    item: usize,
-    u: String,
-    x: String,
-    y: String,
+pub(super) struct Mux {
+    pub(super) item: usize,
+    pub(super) u: String,
+    pub(super) x: String,
+    pub(super) y: String,
 }
 
 /// The condition of a guarded block: the mode variable read on its left limit or not,
@@ -114,12 +114,12 @@ pub(crate) fn merge_groups(out: &mut RimisModel, deps: &Deps, mux_deps: &Deps, r
 /// item of a section, or an initial equation: section `sections.len()`) and whether under
 /// `pre`, `der` or `reinit`. Built in one pass over the output, for the groups' names only
 /// (each group then looks up its own, not every equation: 1,000 valves would be quadratic).
-struct Index {
+pub(super) struct Index {
     at: FxHashMap<String, Vec<(usize, usize, bool)>>,
 }
 
 impl Index {
-    fn of(out: &RimisModel, wanted: &FxHashSet<&str>) -> Index {
+    pub(super) fn of(out: &RimisModel, wanted: &FxHashSet<&str>) -> Index {
         let mut at: FxHashMap<String, Vec<(usize, usize, bool)>> = FxHashMap::default();
         let sections = out.sections.iter().map(|s| &s.items).chain(std::iter::once(&out.initial));
         for (si, items) in sections.enumerate() {
@@ -145,7 +145,7 @@ impl Index {
     }
 
     /// Each (name, equation, under) of `names`.
-    fn occurrences<'a>(
+    pub(super) fn occurrences<'a>(
         &'a self,
         names: impl Iterator<Item = &'a str> + 'a,
     ) -> impl Iterator<Item = (&'a str, usize, usize, bool)> + 'a {
@@ -153,25 +153,25 @@ impl Index {
     }
 }
 
-fn section(out: &RimisModel, prefix: &str) -> Option<usize> {
+pub(super) fn section(out: &RimisModel, prefix: &str) -> Option<usize> {
     out.sections.iter().position(|s| s.title.starts_with(prefix))
 }
 
-fn element_names(e: &Element) -> Vec<String> {
+pub(super) fn element_names(e: &Element) -> Vec<String> {
     match e {
         Element::Component(c) => c.declarations().iter().map(super::source::declared_name).collect(),
         _ => Vec::new(),
     }
 }
 
-fn name_of(e: &Expr) -> Option<&str> {
+pub(super) fn name_of(e: &Expr) -> Option<&str> {
     match &e.kind {
         ExprKind::Name(n) => Some(n.as_str()),
         _ => None,
     }
 }
 
-fn mux_of(eq: &Equation, item: usize, replicates: &dyn Fn(&str) -> bool) -> Option<(String, Mux)> {
+pub(super) fn mux_of(eq: &Equation, item: usize, replicates: &dyn Fn(&str) -> bool) -> Option<(String, Mux)> {
     let EquationKind::Simple { lhs, rhs } = &eq.kind else { return None };
     let ExprKind::If(x) = &rhs.kind else { return None };
     let [(c, a)] = x.branches.as_slice() else { return None };
@@ -239,7 +239,7 @@ fn visit(e: &Expr, inside: bool, f: &mut dyn FnMut(&str, bool)) {
     }
 }
 
-fn rename(eq: &Equation, to: &BTreeMap<String, String>) -> Equation {
+pub(super) fn rename(eq: &Equation, to: &BTreeMap<String, String>) -> Equation {
     let f = |e: &Expr| {
         exprs::rewrite(e, &mut |x| match &x.kind {
             ExprKind::Name(n) => {

@@ -10,6 +10,7 @@
 //! left limits), `restart` (warnings for restarts RIMIS cannot guarantee), `source`
 //! (what is kept from the input), `symbolic` (simplification, π_q, δ_k).
 
+mod alias;
 mod as_written;
 mod chatter;
 mod checks;
@@ -840,6 +841,9 @@ fn rewrite(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg, src: source::Source) 
     for l in left_limits::read_loops_on_left_limits(&mut out) {
         out.warnings.push(format!("{l}; simulators may iterate on it at a switch"));
     }
+    // Last: on the guards as the output writes them (a block read on its left limit,
+    // `pre(m)`, is not inside `m`).
+    alias::alias_muxes(&mut out, &|n| plan.is_replicate(n));
     Ok(out)
 }
 
