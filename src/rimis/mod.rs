@@ -8,7 +8,9 @@
 //! names ρ), `sections` (REPL, MULTI, DIFF, REINIT, INIT), `held` (what a §4.7-guarded
 //! block holds outside its modes), `checks` (consistency asserts), `guards` (mode equations on
 //! left limits), `restart` (warnings for restarts RIMIS cannot guarantee), `source`
-//! (what is kept from the input), `symbolic` (simplification, π_q, δ_k).
+//! (what is kept from the input), `symbolic` (simplification, π_q, δ_k), and the last
+//! passes on the written output (issue 32): `merge` (the two sides of a mode as one
+//! system), `alias` (multiplexers that equal one of their replicates, not written).
 
 mod alias;
 mod as_written;
