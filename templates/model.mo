@@ -35,4 +35,10 @@ equation
 {%- endfor %}
 {%- endfor %}
 {%- endif %}
+{%- if !omc_options.is_empty() %}
+{%- for why in omc_why %}
+  // omc: {{ why }}
+{%- endfor %}
+  annotation(__OpenModelica_commandLineOptions = "{{ omc_options }}");
+{%- endif %}
 end {{ name }};

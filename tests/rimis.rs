@@ -192,6 +192,25 @@ fn n_blocks(name: &str, text: &str) -> usize {
     analysis::analyse(&m, Strategy::Auto).unwrap().blocks.len()
 }
 
+/// The omc option of `rimis/vendor.rs`: an output that calls `reinit` carries
+/// `--postOptModules-=constantLinearSystem` (omc's constantLinearSystem drops the
+/// reinit-only when-equations of the system it rewrites, campaign seed 1371) as its class
+/// annotation, the last element before `end`; an output without `reinit` carries none.
+fn omc_options_where_reinit(out: &str) -> Result<(), String> {
+    const ANNOTATION: &str =
+        "  annotation(__OpenModelica_commandLineOptions = \"--postOptModules-=constantLinearSystem\");";
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines.iter().position(|l| *l == ANNOTATION);
+    let reinit = lines.iter().any(|l| l.contains("reinit("));
+    match (reinit, at) {
+        (false, None) => Ok(()),
+        (false, Some(_)) => Err("carries the omc option without any reinit".into()),
+        (true, None) => Err("calls reinit without the omc option".into()),
+        (true, Some(k)) if lines.get(k + 1).is_some_and(|l| l.starts_with("end ")) => Ok(()),
+        (true, Some(_)) => Err("the omc annotation is not the class's last element".into()),
+    }
+}
+
 #[test]
 fn outputs_of_the_fixtures() {
     let (mut checked, mut to_compile) = (0, Vec::new());
@@ -211,6 +230,9 @@ fn outputs_of_the_fixtures() {
                 panic!("{name}: {why}\n{out}");
             }
             if let Err(why) = initial_determined(&text, &out, INPUT_LEAVES_FREE.contains(&name.as_str())) {
+                panic!("{name}: {why}\n{out}");
+            }
+            if let Err(why) = omc_options_where_reinit(&out) {
                 panic!("{name}: {why}\n{out}");
             }
             if sub != "scale" {

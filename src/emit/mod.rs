@@ -25,6 +25,10 @@ struct ModelTemplate<'a> {
     initial: Vec<String>,
     parts: Vec<String>,
     sections: Vec<SectionText<'a>>,
+    /// The omc options of the class annotation (`__OpenModelica_commandLineOptions`), and
+    /// why each: `RimisModel::omc_options`.
+    omc_options: String,
+    omc_why: Vec<&'a str>,
 }
 
 struct SectionText<'a> {
@@ -307,5 +311,7 @@ fn template<'a>(m: &'a RimisModel, renames: &'a Renames<'a>) -> ModelTemplate<'a
                 items: Printing { elements: &[], items: &s.items, kept: &s.kept, renames },
             })
             .collect(),
+        omc_options: m.omc_options.iter().map(|(o, _)| o.as_str()).collect::<Vec<_>>().join(" "),
+        omc_why: m.omc_options.iter().map(|(_, why)| why.as_str()).collect(),
     }
 }

@@ -35,6 +35,7 @@ mod singular;
 mod source;
 mod split;
 pub mod symbolic;
+mod vendor;
 
 use crate::analysis::cdg::Cdg;
 use crate::analysis::oblivious::APriori;
@@ -107,6 +108,9 @@ pub struct RimisModel {
     pub kept_parts: Vec<ClassPart>,
     /// The mode changes that need a restart, with their impulse analysis (paper 000 §6).
     pub mode_changes: Vec<crate::analysis::impulse::ModeChange>,
+    /// omc command-line options the output carries as its class annotation
+    /// (`__OpenModelica_commandLineOptions`), each with why ([`vendor`]).
+    pub omc_options: Vec<(String, String)>,
 }
 
 /// Why the transformation refused a model.
@@ -147,6 +151,7 @@ fn start(mdae: &Mdae, src: &source::Source, namer: &mut Namer) -> RimisModel {
         sections: Vec::new(),
         kept_parts: src.kept_parts.clone(),
         mode_changes: Vec::new(),
+        omc_options: Vec::new(),
     }
 }
 
@@ -197,12 +202,15 @@ pub fn unchanged(def: StoredDefinition, name: &str, why: APriori) -> Result<Rimi
         sections: Vec::new(),
         kept_parts: taken.kept_parts,
         mode_changes: Vec::new(),
+        omc_options: Vec::new(),
     };
     let why = match why {
         APriori::SameIncidence => SAME_STRUCTURE,
         APriori::OneAnalysisFits => ONE_ANALYSIS_FITS,
     };
-    Ok(kept(out, name, taken.elements, taken.equations, why))
+    let mut out = kept(out, name, taken.elements, taken.equations, why);
+    vendor::add_omc_options(&mut out);
+    Ok(out)
 }
 
 /// The RIMIS transformation of the model of `def` (lowered to `mdae`, analysed to `cdg`).
@@ -218,7 +226,9 @@ pub fn transform(def: &StoredDefinition, mdae: &Mdae, cdg: &Cdg) -> Result<Rimis
         ));
     }
     let out = rewrite(def, mdae, cdg, src)?;
-    Ok(guard_singular_modes(out, mdae, cdg))
+    let mut out = guard_singular_modes(out, mdae, cdg);
+    vendor::add_omc_options(&mut out);
+    Ok(out)
 }
 
 /// [`RimisModel::mode_changes`] of [`transform`], without the output when the model passes
