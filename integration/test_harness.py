@@ -277,7 +277,8 @@ class OmcBackend(unittest.TestCase):
         self.assertTrue(math.isnan(data["x"][1]))
         self.assertEqual(data["b"], [0.0, 1.0, 1.0])
 
-    def test_decay_in_omc(self):
+    def omc_or_skip(self):
+        """Skips the test, saying so, where omc is not at hand; fails on a bad `OMC`."""
         try:
             omc = harness.find_omc()
         except harness.HarnessError as e:
@@ -285,6 +286,9 @@ class OmcBackend(unittest.TestCase):
         if omc is None:
             print("  skipped: omc not found (set OMC=/path/to/omc)")
             self.skipTest("omc not found (set OMC=/path/to/omc)")
+
+    def test_decay_in_omc(self):
+        self.omc_or_skip()
         with tempfile.TemporaryDirectory() as tmp:
             rec = harness.simulate(write(tmp, "Decay.mo", DECAY), "Decay", 1.0, [1.0], simulator="omc",
                                    dt=0.01, tolerance=1e-10)
@@ -297,13 +301,7 @@ class OmcBackend(unittest.TestCase):
         reinit of x1_1 at t = 1.31 (x1_1 runs on from 1.03, its derivative then ~2.4); with the
         option every mdae-rimis output that calls reinit carries (rimis/vendor.rs) x1_1 starts
         again from 5. The day omc keeps the reinit, the first half fails and the option can go."""
-        try:
-            omc = harness.find_omc()
-        except harness.HarnessError as e:
-            self.fail(str(e))
-        if omc is None:
-            print("  skipped: omc not found (set OMC=/path/to/omc)")
-            self.skipTest("omc not found (set OMC=/path/to/omc)")
+        self.omc_or_skip()
         path = HERE / "omc_defects" / "ConstantLinearSystemDropsReinit.mo"
         name = "ConstantLinearSystemDropsReinit"
         option = '  annotation(__OpenModelica_commandLineOptions = "--postOptModules-=constantLinearSystem");\n'
