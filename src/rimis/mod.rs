@@ -10,7 +10,8 @@
 //! left limits), `restart` (warnings for restarts RIMIS cannot guarantee), `source`
 //! (what is kept from the input), `symbolic` (simplification, π_q, δ_k), and the last
 //! passes on the written output (issue 32): `merge` (the two sides of a mode as one
-//! system), `alias` (multiplexers that equal one of their replicates, not written).
+//! system), `alias` (multiplexers that equal one of their replicates, not written); `vendor`
+//! (the omc options an output carries against omc's known defects) on the finished model.
 
 mod alias;
 mod as_written;
